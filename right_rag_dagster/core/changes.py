@@ -1,0 +1,178 @@
+"""Replayable unit history: merge a re-parsed tree against the previous one, and replay changes.
+
+Semantics follow right-rag (MIT): a new unit starts with ``AddUnit``; on re-index an existing unit gets
+``EditUnit`` for changed fields, ``Add/Edit/RemoveAttribute`` for attribute changes; a unit that disappeared
+gets ``DeleteUnit``; one that comes back gets a fresh ``AddUnit``. Each subunit change is mirrored on the parent
+as ``AddSubUnit``/``EditSubUnit``/``DeleteSubUnit``, so replaying a parent's history rebuilds its subtree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from .model import Unit, UnitChange
+
+_EDITABLE_FIELDS = ("topic", "temporal_topic", "fulltext", "source_start", "source_end", "raw_text", "parent_id")
+
+
+def unit_stage_data(unit: Unit) -> dict[str, Any]:
+    """The full state of a unit (and its subtree) as plain data, as stored in ``AddUnit``."""
+    return {
+        "id": unit.id,
+        "document_id": unit.document_id,
+        "topic": unit.topic,
+        "key": unit.key,
+        "temporal_topic": unit.temporal_topic,
+        "fulltext": unit.fulltext,
+        "source_start": unit.source_start,
+        "source_end": unit.source_end,
+        "raw_text": unit.raw_text,
+        "parent_id": unit.parent_id,
+        "attributes": dict(unit.attributes),
+        "metadata": dict(unit.metadata),
+        "subunits": [unit_stage_data(subunit) for subunit in unit.subunits],
+    }
+
+
+def changes_with_subunit_changes(changes: list[UnitChange], subunits: list[Unit]) -> list[UnitChange]:
+    """Append to ``changes`` a parent-level mirror of every subunit change not mirrored yet."""
+    seen = {
+        (change.metadata.get("source_subunit_id"), change.metadata.get("source_change_index"))
+        for change in changes
+        if change.metadata.get("source") == "subunit"
+    }
+    for subunit in subunits:
+        for index, subunit_change in enumerate(subunit.changes):
+            if (subunit.id, index) not in seen:
+                changes.append(_subunit_parent_change(subunit, subunit_change, index))
+    return changes
+
+
+def _subunit_parent_change(subunit: Unit, change: UnitChange, index: int) -> UnitChange:
+    kind = {"AddUnit": "AddSubUnit", "DeleteUnit": "DeleteSubUnit"}.get(change.change_type, "EditSubUnit")
+    data: dict[str, Any] = {"subunit_id": subunit.id}
+    current = recreate_unit_from_changes(subunit.changes[: index + 1])
+    if current is not None:
+        data["subunit"] = unit_stage_data(current)
+    return UnitChange(
+        change_type=kind,  # type: ignore[arg-type]
+        name=change.name,
+        data=data,
+        temporal=dict(change.temporal),
+        metadata={
+            "source": "subunit",
+            "source_subunit_id": subunit.id,
+            "source_change_index": index,
+            "source_change_type": change.change_type,
+        },
+        source_unit_id=change.source_unit_id,
+        targets=change.targets,
+    )
+
+
+def recreate_unit_from_changes(changes: list[UnitChange]) -> Unit | None:
+    """Replay a history; returns the unit it describes, or None if its last state is deleted."""
+    stage: dict[str, Any] | None = None
+    for change in changes:
+        kind = change.change_type
+        if kind == "AddUnit":
+            stage = dict(change.data)
+            stage.setdefault("topic", change.name)
+        elif kind == "DeleteUnit":
+            stage = None
+        elif stage is None:
+            raise ValueError(f"Cannot apply {kind} before AddUnit")
+        elif kind == "EditUnit":
+            stage.update(change.data)
+        elif kind in ("AddAttribute", "EditAttribute"):
+            stage.setdefault("attributes", {})[change.name] = change.data.get("value")
+        elif kind == "RemoveAttribute":
+            stage.setdefault("attributes", {}).pop(change.name, None)
+        elif kind in ("AddSubUnit", "EditSubUnit") and change.data.get("subunit") is not None:
+            _upsert_subunit(stage, change.data["subunit"])
+        elif kind == "DeleteSubUnit":
+            stage["subunits"] = [s for s in stage.get("subunits", []) if s.get("id") != change.data["subunit_id"]]
+    return None if stage is None else _unit_from_stage(stage, changes)
+
+
+def _upsert_subunit(stage: dict[str, Any], subunit: dict[str, Any]) -> None:
+    subunits = stage.setdefault("subunits", [])
+    for index, current in enumerate(subunits):
+        if current.get("id") == subunit["id"]:
+            subunits[index] = subunit
+            return
+    subunits.append(subunit)
+
+
+def _unit_from_stage(data: dict[str, Any], changes: list[UnitChange]) -> Unit:
+    return Unit(
+        id=data["id"],
+        document_id=data["document_id"],
+        topic=data["topic"],
+        key=data.get("key") or data["topic"],
+        temporal_topic=data.get("temporal_topic") or data["topic"],
+        fulltext=data["fulltext"],
+        source_start=data.get("source_start"),
+        source_end=data.get("source_end"),
+        raw_text=data.get("raw_text", ""),
+        parent_id=data.get("parent_id"),
+        attributes=dict(data.get("attributes", {})),
+        metadata=dict(data.get("metadata", {})),
+        changes=changes,
+        subunits=[_unit_from_stage(sub, []) for sub in data.get("subunits", [])],
+    )
+
+
+def is_active_unit(unit: Unit) -> bool:
+    """True unless the unit's history ends in a deletion."""
+    return recreate_unit_from_changes(unit.changes) is not None
+
+
+def delete_unit(unit: Unit) -> Unit:
+    """The unit with a ``DeleteUnit`` appended to its history."""
+    return replace(unit, changes=[*unit.changes, UnitChange("DeleteUnit", unit.temporal_topic)])
+
+
+def merge_unit_changes(previous_units: list[Unit], current_units: list[Unit]) -> list[Unit]:
+    """Merge a fresh parse against the previous version: current units carry history, vanished ones a delete."""
+    previous_by_id = {unit.id: unit for unit in previous_units}
+    current_ids = {unit.id for unit in current_units}
+    merged = [merge_unit_change(previous_by_id.get(unit.id), unit) for unit in current_units]
+    merged.extend(
+        delete_unit(previous)
+        for previous in previous_units
+        if previous.id not in current_ids and is_active_unit(previous)
+    )
+    return merged
+
+
+def merge_unit_change(previous: Unit | None, current: Unit) -> Unit:
+    """``current`` with the history of ``previous`` plus the changes that lead from it to ``current``."""
+    if previous is None:
+        return current
+    previous_stage = recreate_unit_from_changes(previous.changes)
+    base = [change for change in previous.changes if not change.targets]
+    targeted = [change for change in current.changes if change.targets]
+    if previous_stage is None:  # deleted before, now restored
+        restored = UnitChange("AddUnit", current.temporal_topic, unit_stage_data(current))
+        return replace(current, changes=[*base, restored, *targeted])
+    changes = base + targeted
+    edits = {
+        name: getattr(current, name)
+        for name in _EDITABLE_FIELDS
+        if getattr(previous_stage, name) != getattr(current, name)
+    }
+    if previous_stage.metadata != current.metadata:
+        edits["metadata"] = dict(current.metadata)
+    if edits:
+        changes.append(UnitChange("EditUnit", current.temporal_topic, edits))
+    for name, value in current.attributes.items():
+        if name not in previous_stage.attributes:
+            changes.append(UnitChange("AddAttribute", name, {"value": value}))
+        elif previous_stage.attributes[name] != value:
+            changes.append(UnitChange("EditAttribute", name, {"value": value}))
+    for name in sorted(previous_stage.attributes.keys() - current.attributes.keys()):
+        changes.append(UnitChange("RemoveAttribute", name))
+    merged_subunits = merge_unit_changes(previous.subunits, current.subunits)
+    return replace(current, changes=changes, subunits=merged_subunits)

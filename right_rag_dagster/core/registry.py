@@ -1,0 +1,205 @@
+"""Plugin discovery: every concrete no-argument subclass under ``spec/<kind>/`` (recursive) and the built-ins.
+
+A plugin file that fails to import is reported (file and exception) instead of stopping discovery. A spec
+plugin with the same name as a built-in replaces it; two spec plugins with one name are an error.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError, PluginError
+from .hashing import file_hash, stable_hash
+from .interfaces import PLUGIN_KINDS
+
+BUILTINS_DIR = Path(__file__).resolve().parent.parent / "builtins"
+
+
+def register_plugin_kind(kind: str, interface: type, name_property: str) -> None:
+    """Let a layer above the core (retrieval, ...) add a plugin kind discovered under ``spec/<kind>/``."""
+    PLUGIN_KINDS.setdefault(kind, (interface, name_property))
+
+
+@dataclass(frozen=True)
+class PluginInfo:
+    """A discovered plugin: where it came from and its version (hash of its source file)."""
+
+    kind: str
+    name: str
+    cls: type
+    source_file: str
+    version: str
+    builtin: bool
+    selected_by_default: bool
+
+
+@dataclass(frozen=True)
+class PluginLoadError:
+    """A plugin file or class that could not be used, with the reason."""
+
+    kind: str
+    file: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.message}"
+
+
+@dataclass
+class Registry:
+    """All plugins by kind and name, plus the errors met while discovering them."""
+
+    spec_dir: Path | None
+    plugins: dict[str, dict[str, PluginInfo]] = field(default_factory=dict)
+    errors: list[PluginLoadError] = field(default_factory=list)
+    _instances: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
+
+    def names(self, kind: str) -> list[str]:
+        return sorted(self.plugins.get(kind, {}))
+
+    def info(self, kind: str, name: str) -> PluginInfo:
+        try:
+            return self.plugins[kind][name]
+        except KeyError:
+            available = ", ".join(self.names(kind)) or "none"
+            raise ConfigError(f"no {kind[:-1].replace('_', ' ')} named {name!r}; available: {available}") from None
+
+    def create(self, kind: str, name: str) -> Any:
+        """The (cached) instance of plugin ``name`` of ``kind``."""
+        key = (kind, name)
+        if key not in self._instances:
+            self._instances[key] = self.info(kind, name).cls()
+        return self._instances[key]
+
+    def default_names(self, kind: str) -> list[str]:
+        """What ``None`` selects: every plugin, minus smoke-test/baseline ones once a user plugin exists."""
+        infos = list(self.plugins.get(kind, {}).values())
+        chosen = [i for i in infos if i.selected_by_default]
+        if any(not i.builtin for i in chosen):
+            chosen = [i for i in chosen if not (i.builtin and i.name == "default")]
+        return sorted(i.name for i in chosen)
+
+    def resolve_names(self, kind: str, names: Sequence[str] | None) -> list[str]:
+        """None = all registered (see ``default_names``), [] = none, unknown name = ``ConfigError``."""
+        if names is None:
+            return self.default_names(kind)
+        for name in names:
+            self.info(kind, name)
+        return list(dict.fromkeys(names))
+
+    def resolve(self, kind: str, names: Sequence[str] | None) -> list[Any]:
+        return [self.create(kind, name) for name in self.resolve_names(kind, names)]
+
+    def version(self, kind: str, name: str) -> str:
+        return self.info(kind, name).version
+
+    # right-rag compatibility: ``r.unit_parsers`` etc. map names to instances.
+    def _all(self, kind: str) -> dict[str, Any]:
+        return {name: self.create(kind, name) for name in self.names(kind)}
+
+    @property
+    def document_loaders(self) -> dict[str, Any]:
+        return self._all("document_loaders")
+
+    @property
+    def unit_parsers(self) -> dict[str, Any]:
+        return self._all("unit_parsers")
+
+    @property
+    def chunk_parsers(self) -> dict[str, Any]:
+        return self._all("chunk_parsers")
+
+    @property
+    def unit_savers(self) -> dict[str, Any]:
+        return self._all("unit_savers")
+
+    @property
+    def chunk_savers(self) -> dict[str, Any]:
+        return self._all("chunk_savers")
+
+
+def build_registry(spec_dir: str | Path | None = "spec", include_builtins: bool = True) -> Registry:
+    """Discover built-in plugins and those under ``spec_dir`` (relative paths are from the working directory)."""
+    spec_path = Path(spec_dir).resolve() if spec_dir is not None else None
+    registry = Registry(spec_dir=spec_path)
+    for kind in PLUGIN_KINDS:
+        registry.plugins[kind] = {}
+        if include_builtins:
+            _discover(registry, kind, BUILTINS_DIR / kind, builtin=True)
+        if spec_path is not None:
+            _discover(registry, kind, spec_path / kind, builtin=False)
+    return registry
+
+
+def _discover(registry: Registry, kind: str, folder: Path, builtin: bool) -> None:
+    if not folder.is_dir():
+        return
+    interface, name_property = PLUGIN_KINDS[kind]
+    seen_in_spec: dict[str, str] = {}
+    for path in sorted(folder.rglob("*.py")):
+        if path.name == "__init__.py" or "__pycache__" in path.parts:
+            continue
+        try:
+            module = _import_file(path, kind, folder, builtin)
+        except Exception as exc:  # a user's broken file must not stop discovery
+            registry.errors.append(PluginLoadError(kind, str(path), f"import failed: {type(exc).__name__}: {exc}"))
+            continue
+        version = _source_version(path)
+        for _, cls in inspect.getmembers(module, inspect.isclass):
+            if cls.__module__ != module.__name__ or not issubclass(cls, interface) or inspect.isabstract(cls):
+                continue
+            try:
+                name = getattr(cls(), name_property)
+            except Exception as exc:
+                registry.errors.append(
+                    PluginLoadError(kind, str(path), f"{cls.__name__} needs a no-argument constructor and a "
+                                    f"{name_property} property: {type(exc).__name__}: {exc}")
+                )
+                continue
+            if not builtin and name in seen_in_spec:
+                registry.errors.append(
+                    PluginLoadError(kind, str(path), f"{cls.__name__} reuses the name {name!r} of a plugin in "
+                                    f"{seen_in_spec[name]}; plugin names must be unique per kind")
+                )
+                continue
+            if not builtin:
+                seen_in_spec[name] = str(path)
+            registry.plugins[kind][name] = PluginInfo(
+                kind=kind,
+                name=name,
+                cls=cls,
+                source_file=str(path),
+                version=version,
+                builtin=builtin,
+                selected_by_default=bool(getattr(cls, "selected_by_default", True)),
+            )
+
+
+def _import_file(path: Path, kind: str, folder: Path, builtin: bool) -> Any:
+    relative = path.relative_to(folder).with_suffix("")
+    prefix = "right_rag_dagster.builtins" if builtin else f"right_rag_spec_{stable_hash(str(folder))[:8]}"
+    module_name = ".".join([prefix, kind, *relative.parts])
+    if builtin:
+        return importlib.import_module(module_name)
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise PluginError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(module_name, None)
+        raise
+    return module
+
+
+def _source_version(path: Path) -> str:
+    """Plugin version: hash of the plugin's source file (first 16 hex digits are plenty)."""
+    return file_hash(path)[:16]

@@ -1,0 +1,52 @@
+"""The routing rule: exactly one unit parser must accept a document; anything else is a visible rejection."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .interfaces import UnitParser
+from .model import Document
+
+UNSUPPORTED = "unsupported"
+AMBIGUOUS = "ambiguous"
+FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """Why a document was not parsed: status (unsupported, ambiguous, failed), parsers involved, reason."""
+
+    document_id: str
+    status: str
+    reason: str
+    parser_names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Route:
+    """The outcome of routing: the one parser that owns the document, or a rejection."""
+
+    parser: UnitParser | None
+    rejection: Rejection | None = None
+
+
+def route_document(document: Document, parsers: Sequence[UnitParser]) -> Route:
+    """Ask every parser; one acceptance wins, none is ``unsupported``, several ``ambiguous``, an error ``failed``."""
+    accepted: list[UnitParser] = []
+    for parser in parsers:
+        try:
+            if parser.parser_can_handle_document(document):
+                accepted.append(parser)
+        except Exception as exc:
+            reason = f"{parser.parser_name}.parser_can_handle_document raised {type(exc).__name__}: {exc}"
+            return Route(None, Rejection(document.id, FAILED, reason, (parser.parser_name,)))
+    names = tuple(p.parser_name for p in accepted)
+    if len(accepted) == 1:
+        return Route(accepted[0])
+    if not accepted:
+        tried = ", ".join(p.parser_name for p in parsers) or "none registered"
+        reason = f"no unit parser accepts this document (tried: {tried}); write a parser for its family in spec/unit_parsers/"
+        return Route(None, Rejection(document.id, UNSUPPORTED, reason, tuple(p.parser_name for p in parsers)))
+    reason = f"{len(accepted)} unit parsers accept this document ({', '.join(names)}); narrow their parser_can_handle_document"
+    return Route(None, Rejection(document.id, AMBIGUOUS, reason, names))

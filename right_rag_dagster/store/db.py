@@ -1,0 +1,129 @@
+"""Connections to the DuckDB file: short write transactions with retry, read-only readers, migrations.
+
+DuckDB lets one process write at a time and refuses readers from other processes while it does. Every writer
+here holds the file only for one short transaction and every open retries on a lock error with backoff, so
+concurrent runs, the multiprocess executor and ``right-rag query`` wait their turn instead of failing.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+
+from ..errors import StoreError
+from .migrations import SCHEMA_VERSION, load_migrations
+
+DEFAULT_LOCK_TIMEOUT = 120.0
+
+
+def _is_lock_error(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return any(s in text for s in ("could not set lock", "conflicting lock", "database is locked",
+                                    "being used by another process", "write-write conflict",
+                                    "unique file handle conflict"))
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+class Store:
+    """The project's DuckDB file. Use ``write()`` for a transaction and ``read()`` for a read-only view."""
+
+    def __init__(self, path: str | Path, lock_timeout: float = DEFAULT_LOCK_TIMEOUT) -> None:
+        self.path = Path(path)
+        self.lock_timeout = lock_timeout
+        self._migrated = False
+
+    def _open(self, read_only: bool) -> duckdb.DuckDBPyConnection:
+        deadline = time.monotonic() + self.lock_timeout
+        delay = 0.005
+        while True:
+            try:
+                return duckdb.connect(str(self.path), read_only=read_only)
+            except duckdb.Error as exc:
+                if not _is_lock_error(exc) or time.monotonic() > deadline:
+                    if _is_lock_error(exc):
+                        raise StoreError(f"{self.path} stayed locked by another process for "
+                                         f"{self.lock_timeout:.0f}s: {exc}") from exc
+                    raise StoreError(f"cannot open {self.path}: {exc}") from exc
+                time.sleep(delay * (1 + random.random()))
+                delay = min(delay * 2, 0.25)
+
+    @contextmanager
+    def write(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """One transaction on a fresh connection; committed on success, rolled back on any error."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        con = self._open(read_only=False)
+        try:
+            if not self._migrated:
+                self._migrate(con)
+            con.execute("BEGIN TRANSACTION")
+            try:
+                yield con
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            con.execute("COMMIT")
+        finally:
+            con.close()
+
+    @contextmanager
+    def read(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A read-only connection (retrying while a writer holds the file)."""
+        if not self.path.exists():
+            raise StoreError(f"no index at {self.path}: run `right-rag index` first")
+        con = self._open(read_only=True)
+        try:
+            version = self._version(con)
+            if version != SCHEMA_VERSION:
+                raise StoreError(f"{self.path} is at schema version {version}, this right-rag expects "
+                                 f"{SCHEMA_VERSION}: run `right-rag index` to migrate it")
+            yield con
+        finally:
+            con.close()
+
+    def exists(self) -> bool:
+        return self.path.exists()
+
+    def ensure(self) -> None:
+        """Create the file and apply pending migrations."""
+        with self.write():
+            pass
+
+    @staticmethod
+    def _version(con: duckdb.DuckDBPyConnection) -> int:
+        found = con.execute(
+            "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
+        ).fetchone()
+        if not found or not found[0]:
+            return 0
+        row = con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()
+        return int(row[0]) if row else 0
+
+    def _migrate(self, con: duckdb.DuckDBPyConnection) -> None:
+        con.execute("CREATE TABLE IF NOT EXISTS schema_migrations "
+                    "(version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)")
+        current = self._version(con)
+        if current > SCHEMA_VERSION:
+            raise StoreError(f"{self.path} is at schema version {current}, newer than this right-rag "
+                             f"({SCHEMA_VERSION}); upgrade right-rag-dagster")
+        for migration in load_migrations():
+            if migration.version <= current:
+                continue
+            con.execute("BEGIN TRANSACTION")
+            try:
+                con.execute(migration.sql)
+                con.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)",
+                            [migration.version, migration.name, utcnow()])
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        self._migrated = True

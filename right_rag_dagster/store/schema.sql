@@ -1,0 +1,122 @@
+-- right-rag DuckDB store: the system of record for content and lineage.
+-- Each migration is a named block "-- migration: <version> <name>", applied in order inside one transaction.
+-- Never edit an applied block: append a new one.
+
+-- migration: 1 initial
+CREATE TABLE documents (
+    document_id     VARCHAR PRIMARY KEY,   -- path relative to the documents folder (POSIX)
+    partition_key   VARCHAR NOT NULL UNIQUE,
+    path            VARCHAR NOT NULL,      -- absolute path when last loaded
+    content_hash    VARCHAR NOT NULL,      -- sha256 of the file bytes
+    size_bytes      BIGINT NOT NULL,
+    mtime           DOUBLE,
+    loader          VARCHAR,
+    loader_version  VARCHAR,
+    status          VARCHAR NOT NULL,      -- loaded | rejected
+    text            VARCHAR,               -- full extracted text (spans index into it)
+    page_starts     INTEGER[],
+    page_labels     VARCHAR[],
+    page_count      INTEGER,
+    metadata        JSON,
+    data_version    VARCHAR,               -- content hash + loader version
+    loaded_at       TIMESTAMP NOT NULL
+);
+
+CREATE TABLE units (
+    unit_id         VARCHAR PRIMARY KEY,
+    document_id     VARCHAR NOT NULL,
+    parser          VARCHAR NOT NULL,
+    parser_version  VARCHAR NOT NULL,
+    parent_id       VARCHAR,
+    ordinal         INTEGER NOT NULL,      -- pre-order position in the document (for display order only)
+    depth           INTEGER NOT NULL,
+    key_path        JSON NOT NULL,         -- list of unit keys from the root: the identity path
+    section_path    JSON NOT NULL,         -- list of topics from the root: the citation path
+    topic           VARCHAR NOT NULL,
+    temporal_topic  VARCHAR,
+    fulltext        VARCHAR NOT NULL,
+    source_start    INTEGER,
+    source_end      INTEGER,
+    page_start      INTEGER,
+    page_end        INTEGER,
+    unit_type       VARCHAR,
+    role            VARCHAR,
+    attributes      JSON,
+    metadata        JSON,
+    changes         JSON,                  -- replayable history (list of UnitChange)
+    active          BOOLEAN NOT NULL       -- false once the unit's history ends in DeleteUnit
+);
+CREATE INDEX units_document ON units (document_id);
+
+CREATE TABLE chunks (
+    chunker          VARCHAR NOT NULL,
+    chunk_id         VARCHAR NOT NULL,
+    document_id      VARCHAR NOT NULL,
+    unit_id          VARCHAR NOT NULL,
+    ordinal          INTEGER NOT NULL,     -- position in the document for this chunker
+    topic            VARCHAR,
+    fulltext         VARCHAR NOT NULL,
+    source_start     INTEGER,
+    source_end       INTEGER,
+    page_start       INTEGER,
+    page_end         INTEGER,
+    page_label_start VARCHAR,
+    page_label_end   VARCHAR,
+    section_path     JSON,
+    unit_type        VARCHAR,
+    role             VARCHAR,
+    attributes       JSON,
+    metadata         JSON,
+    chunker_version  VARCHAR,
+    PRIMARY KEY (chunker, chunk_id)
+);
+CREATE INDEX chunks_document ON chunks (document_id);
+
+CREATE TABLE coverage (
+    document_id            VARCHAR PRIMARY KEY,
+    parser                 VARCHAR NOT NULL,
+    parser_version         VARCHAR,
+    document_chars         INTEGER NOT NULL,
+    covered_chars          INTEGER NOT NULL,
+    uncovered_chars        INTEGER NOT NULL,
+    coverage_percent       DOUBLE NOT NULL,
+    units_total            INTEGER NOT NULL,
+    units_with_source_span INTEGER NOT NULL,
+    source_ranges          JSON,
+    units_by_type          JSON,
+    computed_at            TIMESTAMP NOT NULL
+);
+
+CREATE TABLE rejections (
+    document_id    VARCHAR PRIMARY KEY,
+    stage          VARCHAR NOT NULL,       -- load | route | parse | chunk
+    status         VARCHAR NOT NULL,       -- rejected | unsupported | ambiguous | failed
+    reason         VARCHAR NOT NULL,
+    parser_names   JSON,
+    rejected_at    TIMESTAMP NOT NULL
+);
+
+CREATE TABLE step_state (
+    step           VARCHAR NOT NULL,       -- raw_text | units | chunks:<chunker> | coverage
+    document_id    VARCHAR NOT NULL,
+    cache_key      VARCHAR NOT NULL,       -- hash of input version + step name + step version + params
+    data_version   VARCHAR,                -- hash of what the step produced
+    owner          VARCHAR,                -- unit parser that owns the document (units step)
+    updated_at     TIMESTAMP NOT NULL,
+    PRIMARY KEY (step, document_id)
+);
+
+CREATE TABLE materializations (
+    asset          VARCHAR NOT NULL,
+    partition_key  VARCHAR,
+    document_id    VARCHAR,
+    run_id         VARCHAR,
+    code_version   VARCHAR,
+    data_version   VARCHAR,
+    input_hashes   JSON,
+    started_at     TIMESTAMP,
+    ended_at       TIMESTAMP,
+    status         VARCHAR NOT NULL,       -- materialized | skipped | rejected | failed
+    message        VARCHAR
+);
+CREATE INDEX materializations_document ON materializations (document_id);

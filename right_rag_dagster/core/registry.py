@@ -150,7 +150,7 @@ def _discover(registry: Registry, kind: str, folder: Path, builtin: bool) -> Non
         except Exception as exc:  # a user's broken file must not stop discovery
             registry.errors.append(PluginLoadError(kind, str(path), f"import failed: {type(exc).__name__}: {exc}"))
             continue
-        version = _source_version(path)
+        version = _source_version(path, builtin)
         for _, cls in inspect.getmembers(module, inspect.isclass):
             if cls.__module__ != module.__name__ or not issubclass(cls, interface) or inspect.isabstract(cls):
                 continue
@@ -200,6 +200,11 @@ def _import_file(path: Path, kind: str, folder: Path, builtin: bool) -> Any:
     return module
 
 
-def _source_version(path: Path) -> str:
-    """Plugin version: hash of the plugin's source file (first 16 hex digits are plenty)."""
+def _source_version(path: Path, builtin: bool) -> str:
+    """Plugin version: hash of the plugin's source file (plus the package version for built-ins, whose
+    logic also lives in the package's other modules)."""
+    if builtin:
+        from .. import __version__
+
+        return stable_hash([file_hash(path), __version__])[:16]
     return file_hash(path)[:16]

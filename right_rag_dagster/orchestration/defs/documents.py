@@ -1,0 +1,154 @@
+"""The per-document asset factory: raw_text -> units[parser] -> chunks[chunker] -> coverage.
+
+All of a document's assets are computed by one multi-asset step over the run's partitions, so a run pays
+Dagster's per-step cost once and has a single DuckDB writer. The step yields one ``AssetMaterialization``
+per asset and partition that really changed; unchanged ones yield nothing (and so keep their history).
+"""
+
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import dagster as dg
+
+from ...pipeline.indexer import StepEvent
+from ...pipeline.runner import known_files, process_documents
+from ...pipeline.scan import scan_documents
+from ...project import Project
+from ..names import (
+    COVERAGE_KEY,
+    DOCUMENTS_PARTITIONS,
+    RAW_TEXT_KEY,
+    asset_key_for_step,
+    chunks_key,
+    units_key,
+)
+from ..resources import RightRagProject
+
+STORE_POOL = "right_rag_store"
+
+
+@dataclass(frozen=True)
+class PluginAssetSpec:
+    """One registered plugin turned into an asset: key, version, where its source lives."""
+
+    kind: str
+    name: str
+    version: str
+    source_file: str
+
+
+def plugin_specs(project: Project) -> tuple[list[PluginAssetSpec], list[PluginAssetSpec], PluginAssetSpec]:
+    """The unit parsers, chunk parsers and combined loader spec this project's pipeline selects."""
+    registry = project.registry
+    def spec(kind: str, name: str) -> PluginAssetSpec:
+        info = registry.info(kind, name)
+        return PluginAssetSpec(kind, name, info.version, info.source_file)
+
+    parsers = [spec("unit_parsers", n) for n in project.selected("unit_parsers")]
+    chunkers = [spec("chunk_parsers", n) for n in project.selected("chunk_parsers")]
+    loaders = [spec("document_loaders", n) for n in project.selected("document_loaders")]
+    loader = PluginAssetSpec("document_loaders", ",".join(l.name for l in loaders),
+                             "-".join(l.version for l in loaders), ", ".join(l.source_file for l in loaders))
+    return parsers, chunkers, loader
+
+
+def build_document_assets(project: Project) -> dg.AssetsDefinition:
+    """The factory: one asset spec per selected plugin, all computed by one multi-asset step."""
+    parsers, chunkers, loader = plugin_specs(project)
+    unit_keys = [units_key(p.name) for p in parsers]
+    specs = [
+        dg.AssetSpec(RAW_TEXT_KEY, group_name="documents", kinds={"duckdb", "python"}, code_version=loader.version,
+                     partitions_def=DOCUMENTS_PARTITIONS, skippable=True,
+                     description=f"Extracted text and page map of each document (loader: {loader.name}).",
+                     metadata={"loader": loader.name, "source_file": loader.source_file}),
+        *[dg.AssetSpec(units_key(p.name), deps=[RAW_TEXT_KEY], group_name="units", kinds={"duckdb", "python"},
+                       code_version=p.version, partitions_def=DOCUMENTS_PARTITIONS, skippable=True,
+                       description=f"Unit tree from unit parser `{p.name}` for the documents it owns.",
+                       metadata={"parser": p.name, "source_file": p.source_file}) for p in parsers],
+        *[dg.AssetSpec(chunks_key(c.name), deps=unit_keys, group_name="chunks", kinds={"duckdb", "python"},
+                       code_version=c.version, partitions_def=DOCUMENTS_PARTITIONS, skippable=True,
+                       description=f"Chunks cut inside units by chunk parser `{c.name}`, with spans and pages.",
+                       metadata={"chunker": c.name, "source_file": c.source_file}) for c in chunkers],
+        dg.AssetSpec(COVERAGE_KEY, deps=unit_keys, group_name="units", kinds={"duckdb"},
+                     partitions_def=DOCUMENTS_PARTITIONS, skippable=True,
+                     description="Share of each document's text covered by its units' source spans."),
+    ]
+
+    @dg.multi_asset(
+        name="document_pipeline",
+        specs=specs,
+        partitions_def=DOCUMENTS_PARTITIONS,
+        backfill_policy=dg.BackfillPolicy.single_run(),
+        pool=STORE_POOL,
+        description="Load, parse, chunk and measure coverage for the run's documents (incremental).",
+    )
+    def document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRagProject) -> Iterator[Any]:
+        yield from run_document_pipeline(context, right_rag)
+
+    return document_pipeline
+
+
+def run_document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRagProject) -> Iterator[Any]:
+    """Process the run's partitions; yield materializations after each batch is committed."""
+    project = right_rag.get_project()
+    store = right_rag.get_store()
+    indexer = right_rag.get_indexer()
+    files = {f.partition_key: f for f in scan_documents(project.documents_dir, known_files(store))}
+    keys = context.partition_keys
+    missing = [k for k in keys if k not in files]
+    if missing:
+        context.log.warning(f"{len(missing)} partitions have no file any more (the sensor removes them): "
+                            f"{missing[:5]}")
+    todo = [files[k] for k in keys if k in files]
+    counts = {"materialized": 0, "rejected": 0, "unchanged": len(todo)}
+    changed_docs: set[str] = set()
+    for events in process_documents(indexer, store, todo, context.run_id):
+        for event in events:
+            changed_docs.add(event.document_id)
+            counts[event.status] = counts.get(event.status, 0) + 1
+            materialization = to_materialization(event)
+            if materialization is not None:
+                yield materialization
+            elif event.status in ("unsupported", "ambiguous", "failed"):
+                context.log.warning(f"{event.document_id}: {event.status}: {event.metadata.get('reason')}")
+    counts["unchanged"] = len(todo) - len(changed_docs)
+    context.log.info(f"documents: {len(todo)} in run, {counts['unchanged']} unchanged; events: {counts}")
+
+
+def to_materialization(event: StepEvent) -> dg.AssetMaterialization | None:
+    """A Dagster materialization for a step event (None for events that are not an asset's output)."""
+    key = asset_key_for_step(event.asset)
+    if key is None or event.status not in ("materialized", "rejected"):
+        return None
+    tags = {}
+    if event.data_version:
+        tags["dagster/data_version"] = event.data_version
+    if event.code_version:
+        tags["dagster/code_version"] = event.code_version
+    for name, version in event.input_versions.items():
+        upstream = asset_key_for_step(name)
+        if upstream is not None:
+            tags[f"dagster/input_data_version/{upstream.to_user_string()}"] = version
+    return dg.AssetMaterialization(
+        asset_key=key,
+        partition=event.partition_key,
+        metadata={"document_id": event.document_id, "status": event.status, **to_metadata(event.metadata)},
+        tags=tags,
+    )
+
+
+def to_metadata(values: dict[str, Any]) -> dict[str, Any]:
+    """Plain values as Dagster metadata; {"md": text} becomes Markdown, dicts become JSON."""
+    out: dict[str, Any] = {}
+    for name, value in values.items():
+        if isinstance(value, dict) and set(value) == {"md"}:
+            out[name] = dg.MetadataValue.md(value["md"])
+        elif isinstance(value, (dict, list)):
+            out[name] = dg.MetadataValue.json(value)
+        elif name == "path":
+            out[name] = dg.MetadataValue.path(value)
+        else:
+            out[name] = value
+    return out

@@ -1,0 +1,19 @@
+"""The two jobs: index the documents of a run's partitions, then refresh what spans all documents."""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from ..names import DOCUMENT_JOB, REFRESH_JOB
+
+index_documents_job = dg.define_asset_job(
+    DOCUMENT_JOB,
+    selection=dg.AssetSelection.groups("documents", "units", "chunks"),
+    description="Index the run's documents: text, units, chunks, coverage (one step, batched).",
+)
+
+refresh_indexes_job = dg.define_asset_job(
+    REFRESH_JOB,
+    selection=dg.AssetSelection.groups("search", "reports"),
+    description="Refresh the search indexes, the audit report and its checks after documents change.",
+)

@@ -1,0 +1,74 @@
+"""Execute the asset graph in this process (``right-rag index``): same assets, same instance as ``dagster dev``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import dagster as dg
+
+from ..pipeline.runner import IndexPlan, mark_refresh, remove_documents
+from ..project import Project
+from ..store import Store
+from .definitions import build_definitions
+from .home import ensure_dagster_home
+from .names import DOCUMENT_JOB, DOCUMENTS_PARTITIONS, REFRESH_JOB
+
+QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+
+@dataclass(frozen=True)
+class LocalRunResult:
+    document_run_id: str | None
+    refresh_run_id: str | None
+    removed: int
+
+
+def sync_partitions(instance: dg.DagsterInstance, wanted: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Make the dynamic partitions equal the folder's keys; returns (added, deleted)."""
+    existing = instance.get_dynamic_partitions(DOCUMENTS_PARTITIONS.name)
+    present = set(existing)
+    added = [k for k in wanted if k not in present]
+    deleted = [k for k in existing if k not in set(wanted)]
+    if added:
+        instance.add_dynamic_partitions(DOCUMENTS_PARTITIONS.name, added)
+    for key in deleted:
+        instance.delete_dynamic_partition(DOCUMENTS_PARTITIONS.name, key)
+    return added, deleted
+
+
+def run_local(project: Project, plan: IndexPlan, all_keys: Sequence[str], refresh: bool,
+              instance: dg.DagsterInstance | None = None) -> LocalRunResult:
+    """Sync partitions, run the document job over the range covering the plan's work, then the refresh job."""
+    ensure_dagster_home(project.dagster_home)
+    owned = instance is None
+    instance = instance or dg.DagsterInstance.get()
+    try:
+        store = Store(project.store_path)
+        defs = build_definitions(project)
+        sync_partitions(instance, all_keys)
+        removed = 0
+        if plan.removed:
+            from ..pipeline.indexer import Indexer
+
+            removed = len(remove_documents(Indexer(project), store, plan.removed, run_id="right-rag-index"))
+        document_run = None
+        if plan.todo:
+            order = {k: i for i, k in enumerate(instance.get_dynamic_partitions(DOCUMENTS_PARTITIONS.name))}
+            keys = sorted((f.partition_key for f in plan.todo), key=order.__getitem__)
+            result = defs.resolve_job_def(DOCUMENT_JOB).execute_in_process(
+                instance=instance, run_config=QUIET_LOGS,
+                tags={"dagster/asset_partition_range_start": keys[0],
+                      "dagster/asset_partition_range_end": keys[-1], "right_rag/source": "cli"},
+            )
+            document_run = result.run_id
+        refresh_run = None
+        if refresh or plan.todo or plan.removed:
+            result = defs.resolve_job_def(REFRESH_JOB).execute_in_process(
+                instance=instance, run_config=QUIET_LOGS, tags={"right_rag/source": "cli"})
+            refresh_run = result.run_id
+            mark_refresh(store, pending=False)
+        return LocalRunResult(document_run, refresh_run, removed)
+    finally:
+        if owned:
+            instance.dispose()

@@ -1,0 +1,46 @@
+"""Asset keys and the document partitions: the mapping between pipeline step names and Dagster keys."""
+
+from __future__ import annotations
+
+import re
+
+import dagster as dg
+
+DOCUMENTS_PARTITIONS = dg.DynamicPartitionsDefinition(name="documents")
+RAW_TEXT_KEY = dg.AssetKey("raw_text")
+COVERAGE_KEY = dg.AssetKey("coverage")
+AUDIT_REPORT_KEY = dg.AssetKey("audit_report")
+EVALUATION_KEY = dg.AssetKey("evaluation")
+DOCUMENT_JOB = "index_documents"
+REFRESH_JOB = "refresh_indexes"
+
+
+def safe_name(name: str) -> str:
+    """A plugin name as an asset key part (Dagster allows letters, digits and underscores)."""
+    return re.sub(r"[^A-Za-z0-9_]", "_", name)
+
+
+def units_key(parser: str) -> dg.AssetKey:
+    return dg.AssetKey(["units", safe_name(parser)])
+
+
+def chunks_key(chunker: str) -> dg.AssetKey:
+    return dg.AssetKey(["chunks", safe_name(chunker)])
+
+
+def search_index_key(chunker: str) -> dg.AssetKey:
+    return dg.AssetKey(["search_index", safe_name(chunker)])
+
+
+def asset_key_for_step(asset: str) -> dg.AssetKey | None:
+    """The Dagster key of a pipeline ``StepEvent.asset`` ("raw_text", "units/<p>", "chunks/<c>", "coverage")."""
+    if asset == "raw_text":
+        return RAW_TEXT_KEY
+    if asset == "coverage":
+        return COVERAGE_KEY
+    kind, _, name = asset.partition("/")
+    if kind == "units":
+        return units_key(name)
+    if kind == "chunks":
+        return chunks_key(name)
+    return None

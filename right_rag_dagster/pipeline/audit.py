@@ -1,0 +1,96 @@
+"""The parser audit report: documents per parser, rejections with reasons, unit and chunk counts by type."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """What the last index left in the store, in the shape of right-rag's "Parser coverage report"."""
+
+    documents_total: int
+    documents_by_parser: dict[str, int]
+    rejected: list[dict[str, str]]
+    units_by_type: dict[str, int]
+    chunks_by_type: dict[str, dict[str, int]]
+    coverage: list[dict[str, Any]]
+    fallback_parser_used: bool
+    units_without_span: int
+    default_parser_documents: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "documents_total": self.documents_total,
+            "documents_by_parser": self.documents_by_parser,
+            "rejected": self.rejected,
+            "units_by_type": self.units_by_type,
+            "chunks_by_type": self.chunks_by_type,
+            "coverage": self.coverage,
+            "fallback_parser_used": self.fallback_parser_used,
+            "units_without_span": self.units_without_span,
+            "default_parser_documents": self.default_parser_documents,
+        }
+
+    def to_text(self) -> str:
+        lines = ["Parser coverage report", "", "documents handled by each parser:"]
+        lines += [f"  {name}: {count}" for name, count in self.documents_by_parser.items()] or ["  (none)"]
+        lines += ["", "documents rejected with reason:"]
+        lines += [f"  {r['document_id']}: [{r['status']}] {r['reason']}" for r in self.rejected] or ["  (none)"]
+        lines += ["", "unit counts by type:"]
+        lines += [f"  {name}: {count}" for name, count in self.units_by_type.items()] or ["  (none)"]
+        for chunker, counts in self.chunks_by_type.items():
+            lines += ["", f"chunks by unit type ({chunker}):"]
+            lines += [f"  {name}: {count}" for name, count in counts.items()]
+        lines += ["", "coverage per document:"]
+        for row in self.coverage:
+            lines.append(f"  {row['document_id']}: {row['coverage_percent']:.2f}% "
+                         f"({row['uncovered_chars']} of {row['document_chars']} chars uncovered, "
+                         f"{row['units_total']} units, parser {row['parser']})")
+        if not self.coverage:
+            lines.append("  (none)")
+        lines += ["", f"fallback parser used: {'yes' if self.fallback_parser_used else 'no'}"]
+        return "\n".join(lines)
+
+    def to_markdown(self) -> str:
+        out = ["| parser | documents |", "|---|---|"]
+        out += [f"| {n} | {c} |" for n, c in self.documents_by_parser.items()]
+        out += ["", "| rejected document | status | reason |", "|---|---|---|"]
+        out += [f"| {r['document_id']} | {r['status']} | {r['reason'].replace('|', '/')} |" for r in self.rejected]
+        out += ["", "| document | parser | coverage % | units |", "|---|---|---|---|"]
+        out += [f"| {r['document_id']} | {r['parser']} | {r['coverage_percent']:.2f} | {r['units_total']} |"
+                for r in self.coverage]
+        return "\n".join(out)
+
+
+def build_audit_report(con: duckdb.DuckDBPyConnection) -> AuditReport:
+    """Read the audit figures from the store."""
+    total = con.execute("SELECT count(*) FROM documents").fetchone()[0]
+    by_parser = dict(con.execute(
+        "SELECT parser, count(DISTINCT document_id) FROM units WHERE active GROUP BY parser ORDER BY parser").fetchall())
+    rejected = [dict(zip(("document_id", "stage", "status", "reason"), r)) for r in con.execute(
+        "SELECT document_id, stage, status, reason FROM rejections ORDER BY document_id").fetchall()]
+    units_by_type = dict(con.execute(
+        "SELECT coalesce(unit_type, 'untyped') t, count(*) FROM units WHERE active GROUP BY t ORDER BY t").fetchall())
+    chunks: dict[str, dict[str, int]] = {}
+    for chunker, unit_type, count in con.execute(
+            "SELECT chunker, coalesce(unit_type, 'untyped') t, count(*) FROM chunks GROUP BY chunker, t "
+            "ORDER BY chunker, t").fetchall():
+        chunks.setdefault(chunker, {})[unit_type] = count
+    coverage = [dict(zip(("document_id", "parser", "coverage_percent", "covered_chars", "uncovered_chars",
+                          "document_chars", "units_total", "units_with_source_span", "units_by_type"), r))
+                for r in con.execute(
+                    "SELECT document_id, parser, coverage_percent, covered_chars, uncovered_chars, document_chars, "
+                    "units_total, units_with_source_span, units_by_type FROM coverage ORDER BY document_id").fetchall()]
+    for row in coverage:
+        row["units_by_type"] = json.loads(row["units_by_type"] or "{}")
+    default_docs = [r[0] for r in con.execute(
+        "SELECT DISTINCT document_id FROM units WHERE parser = 'default' ORDER BY 1").fetchall()]
+    default_chunks = con.execute("SELECT count(*) FROM chunks WHERE chunker = 'default'").fetchone()[0]
+    no_span = con.execute("SELECT count(*) FROM units WHERE active AND source_start IS NULL").fetchone()[0]
+    return AuditReport(total, by_parser, rejected, units_by_type, chunks, coverage,
+                       bool(default_docs or default_chunks), no_span, default_docs)

@@ -1,0 +1,154 @@
+"""Plan and apply indexing over many documents: batched short transactions, failures isolated per document."""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from ..core.routing import Rejection
+from ..project import Project
+from ..store import Store, content, lineage
+from .indexer import DOCUMENT, Indexer, StepEvent
+from .scan import DocumentFile
+
+BATCH_DOCUMENTS = 64
+BATCH_SECONDS = 2.0
+REFRESH = "refresh"
+
+_progress_listeners: list[Callable[[DocumentFile], None]] = []
+
+
+def add_progress_listener(listener: Callable[[DocumentFile], None]) -> None:
+    """Be told of every document processed in this process (the CLI's progress bar listens here)."""
+    _progress_listeners.append(listener)
+
+
+def remove_progress_listener(listener: Callable[[DocumentFile], None]) -> None:
+    if listener in _progress_listeners:
+        _progress_listeners.remove(listener)
+
+
+@dataclass(frozen=True)
+class IndexPlan:
+    """What an index run must do: files new or changed (by content or plugin versions), unchanged, removed."""
+
+    new: tuple[DocumentFile, ...]
+    changed: tuple[DocumentFile, ...]
+    unchanged: tuple[DocumentFile, ...]
+    removed: tuple[tuple[str, str], ...]  # (document_id, partition_key)
+
+    @property
+    def todo(self) -> tuple[DocumentFile, ...]:
+        return self.new + self.changed
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.new and not self.changed and not self.removed
+
+
+def known_files(store: Store) -> dict[str, tuple[float, int, str]]:
+    """(mtime, size, hash) per document id as last indexed, so unchanged files are not re-hashed."""
+    if not store.exists():
+        return {}
+    with store.read() as con:
+        rows = con.execute("SELECT document_id, mtime, size_bytes, content_hash FROM documents").fetchall()
+    return {r[0]: (r[1], r[2], r[3]) for r in rows}
+
+
+def plan_index(indexer: Indexer, store: Store, files: Sequence[DocumentFile]) -> IndexPlan:
+    """Compare the folder with the store without writing anything."""
+    if not store.exists():
+        return IndexPlan(tuple(files), (), (), ())
+    with store.read() as con:
+        done = dict(con.execute("SELECT document_id, cache_key FROM step_state WHERE step = ?", [DOCUMENT]).fetchall())
+        stored = dict(con.execute("SELECT document_id, partition_key FROM documents").fetchall())
+    present = {f.document_id for f in files}
+    new, changed, unchanged = [], [], []
+    for file in files:
+        if file.document_id not in done:
+            new.append(file)
+        elif done[file.document_id] != indexer.document_done_key(file):
+            changed.append(file)
+        else:
+            unchanged.append(file)
+    removed = tuple(sorted((d, k) for d, k in stored.items() if d not in present))
+    return IndexPlan(tuple(new), tuple(changed), tuple(unchanged), removed)
+
+
+def process_documents(indexer: Indexer, store: Store, files: Sequence[DocumentFile], run_id: str,
+                      on_document: Callable[[DocumentFile], None] | None = None) -> Iterator[list[StepEvent]]:
+    """Process files in batches (one short transaction each); yields each batch's events after its commit.
+
+    An unexpected error on one document rolls back only its batch; the batch is redone without it and the
+    document is recorded as failed, so one bad file never stops the others.
+    """
+    pending = list(files)
+    while pending:
+        batch: list[DocumentFile] = []
+        events: list[StepEvent] = []
+        failed: tuple[DocumentFile, BaseException] | None = None
+        try:
+            with store.write() as con:
+                started = time.monotonic()
+                while pending and len(batch) < BATCH_DOCUMENTS and time.monotonic() - started < BATCH_SECONDS:
+                    file = pending.pop(0)
+                    batch.append(file)
+                    try:
+                        events.extend(indexer.process(con, file, run_id))
+                    except Exception as exc:
+                        failed = (file, exc)
+                        raise
+                if events:
+                    content.set_step_state(con, REFRESH, "*", "pending", None)
+        except Exception:
+            if failed is None:
+                raise
+            bad, exc = failed
+            pending[:0] = [f for f in batch if f is not bad]
+            yield [_record_failure(indexer, store, bad, exc, run_id)]
+            continue
+        for file in batch:
+            for listener in [*_progress_listeners, *([on_document] if on_document else [])]:
+                listener(file)
+        yield events
+
+
+def _record_failure(indexer: Indexer, store: Store, file: DocumentFile, exc: BaseException, run_id: str) -> StepEvent:
+    last = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+    where = f" at {last.filename}:{last.lineno}" if last else ""
+    reason = f"{type(exc).__name__}: {exc}{where}"
+    event = StepEvent(DOCUMENT, file.document_id, file.partition_key, "failed", metadata={"reason": reason})
+    with store.write() as con:
+        content.record_rejection(con, Rejection(file.document_id, "failed", reason), "index")
+        lineage.record_events(con, [event], run_id)
+    return event
+
+
+def remove_documents(indexer: Indexer, store: Store, removed: Sequence[tuple[str, str]], run_id: str) -> list[StepEvent]:
+    """Delete documents that left the folder, in one transaction."""
+    if not removed or not store.exists():
+        return []
+    with store.write() as con:
+        events = [indexer.remove(con, document_id, key, run_id) for document_id, key in removed]
+        content.set_step_state(con, REFRESH, "*", "pending", None)
+    return events
+
+
+def mark_refresh(store: Store, pending: bool) -> None:
+    """Record whether the search indexes and audit report lag behind the documents."""
+    with store.write() as con:
+        content.set_step_state(con, REFRESH, "*", "pending" if pending else "done", None)
+
+
+def refresh_pending(store: Store) -> bool:
+    if not store.exists():
+        return False
+    with store.read() as con:
+        state = content.get_step_state(con, REFRESH, "*")
+    return state is not None and state[0] == "pending"
+
+
+def open_store(project: Project) -> Store:
+    return Store(project.store_path)

@@ -1,0 +1,78 @@
+"""Lineage: every step's outcome per document and run, and the walk chunk -> unit -> document -> run."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+
+from .db import utcnow
+
+if TYPE_CHECKING:
+    from ..pipeline.indexer import StepEvent
+
+
+def record_events(con: duckdb.DuckDBPyConnection, events: Sequence[StepEvent], run_id: str) -> None:
+    """Append one ``materializations`` row per step event of a run."""
+    now = utcnow()
+    rows = [[e.asset, e.partition_key, e.document_id, run_id, e.code_version, e.data_version,
+             json.dumps(e.input_versions, sort_keys=True), now, now, e.status,
+             str(e.metadata.get("reason", "")) or None] for e in events]
+    if rows:
+        con.executemany("INSERT INTO materializations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def walk(con: duckdb.DuckDBPyConnection, identifier: str) -> dict[str, Any]:
+    """Lineage of a chunk id, unit id, document id or partition key (prefixes of ids of 8+ characters work).
+
+    Returns chunk -> unit path -> document -> file hash -> parser name and version -> runs, as plain data.
+    """
+    result: dict[str, Any] = {"query": identifier}
+    chunk = _one(con, "SELECT chunker, chunk_id, unit_id, document_id, source_start, source_end, page_label_start, "
+                      "page_label_end, chunker_version, fulltext FROM chunks WHERE chunk_id = ? OR "
+                      "(length(?) >= 8 AND starts_with(chunk_id, ?)) LIMIT 1", [identifier] * 3)
+    unit_id = document_id = None
+    if chunk:
+        result["chunk"] = {"chunker": chunk[0], "chunk_id": chunk[1], "span": [chunk[4], chunk[5]],
+                           "pages": [chunk[6], chunk[7]], "chunker_version": chunk[8], "text": chunk[9][:300]}
+        unit_id, document_id = chunk[2], chunk[3]
+    else:
+        unit = _one(con, "SELECT unit_id, document_id FROM units WHERE unit_id = ? OR "
+                         "(length(?) >= 8 AND starts_with(unit_id, ?)) LIMIT 1", [identifier] * 3)
+        if unit:
+            unit_id, document_id = unit
+        else:
+            doc = _one(con, "SELECT document_id FROM documents WHERE document_id = ? OR partition_key = ?",
+                       [identifier, identifier])
+            document_id = doc[0] if doc else None
+    if unit_id:
+        unit = _one(con, "SELECT unit_id, section_path, key_path, unit_type, source_start, source_end, page_start, "
+                         "page_end, parser, parser_version, changes FROM units WHERE unit_id = ?", [unit_id])
+        if unit:
+            result["unit"] = {"unit_id": unit[0], "section_path": json.loads(unit[1]),
+                              "key_path": json.loads(unit[2]), "unit_type": unit[3], "span": [unit[4], unit[5]],
+                              "pages": [unit[6], unit[7]], "parser": unit[8], "parser_version": unit[9],
+                              "history": [c["change_type"] for c in json.loads(unit[10] or "[]")]}
+    if document_id is None:
+        return result
+    doc = _one(con, "SELECT document_id, partition_key, path, content_hash, size_bytes, page_count, loader, "
+                    "loader_version, status, loaded_at FROM documents WHERE document_id = ?", [document_id])
+    if doc:
+        result["document"] = dict(zip(("document_id", "partition_key", "path", "content_hash", "size_bytes",
+                                       "pages", "loader", "loader_version", "status", "loaded_at"), doc))
+        result["document"]["loaded_at"] = str(doc[9])
+    rejection = _one(con, "SELECT stage, status, reason FROM rejections WHERE document_id = ?", [document_id])
+    if rejection:
+        result["rejection"] = dict(zip(("stage", "status", "reason"), rejection))
+    runs = con.execute(
+        "SELECT asset, run_id, code_version, data_version, input_hashes, status, ended_at FROM materializations "
+        "WHERE document_id = ? ORDER BY ended_at DESC LIMIT 20", [document_id]).fetchall()
+    result["runs"] = [dict(zip(("asset", "run_id", "code_version", "data_version", "input_hashes", "status",
+                                "ended_at"), (*r[:4], json.loads(r[4] or "{}"), r[5], str(r[6])))) for r in runs]
+    return result
+
+
+def _one(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> tuple | None:
+    return con.execute(sql, params).fetchone()

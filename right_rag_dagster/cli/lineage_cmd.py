@@ -1,16 +1,60 @@
-"""`right-rag lineage` (placeholder registration until its issue lands)."""
+"""``right-rag lineage ID``: chunk -> unit path -> document -> file hash -> parser and version -> runs."""
 
 from __future__ import annotations
 
 import argparse
+import json
 
 from ..errors import RightRagError
+from ..project import Project
+from ..store import Store
+from ..store.lineage import walk
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("lineage", help="(lineage: not available yet)")
+    parser = subparsers.add_parser(
+        "lineage", help="show where a chunk, unit or document came from (no Dagster needed)",
+        description="Walk the lineage stored in DuckDB: chunk -> unit path -> document -> file hash -> parser "
+                    "name and version -> the runs that produced it. ID is a chunk id, a unit id (a prefix of 8+ "
+                    "characters is enough), a document id (path relative to the documents folder) or a partition key.")
+    parser.add_argument("id", help="chunk id, unit id, document id or partition key")
+    parser.add_argument("--json", action="store_true", help="print the lineage as JSON")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise RightRagError("'right-rag lineage' is not available in this build yet")
+    project = Project.load(args.project)
+    with Store(project.store_path).read() as con:
+        result = walk(con, args.id)
+    if "document" not in result and "rejection" not in result:
+        raise RightRagError(f"nothing with id {args.id!r} in {project.store_path}; use a chunk id (see "
+                            "`right-rag query --json`), a unit id or a document path")
+    print(json.dumps(result, indent=2, ensure_ascii=False, default=str) if args.json else format_lineage(result))
+    return 0
+
+
+def format_lineage(result: dict) -> str:
+    lines = []
+    if "chunk" in result:
+        c = result["chunk"]
+        lines.append(f"chunk     {c['chunk_id']}  ({c['chunker']} {c['chunker_version']}) span {c['span'][0]}-"
+                     f"{c['span'][1]} pages {c['pages'][0]}-{c['pages'][1]}")
+    if "unit" in result:
+        u = result["unit"]
+        lines.append(f"unit      {u['unit_id']}  {' > '.join(u['section_path'])}")
+        lines.append(f"          type {u['unit_type']}, span {u['span'][0]}-{u['span'][1]}, "
+                     f"history {' -> '.join(u['history'])}")
+        lines.append(f"parser    {u['parser']} version {u['parser_version']}")
+    if "document" in result:
+        d = result["document"]
+        lines.append(f"document  {d['document_id']}  (partition {d['partition_key']}, {d['status']})")
+        lines.append(f"file      {d['path']}  sha256 {d['content_hash']}  {d['size_bytes']} bytes, "
+                     f"{d['pages'] or 0} pages")
+        lines.append(f"loader    {d['loader']} version {d['loader_version']}, loaded {d['loaded_at']}")
+    if "rejection" in result:
+        r = result["rejection"]
+        lines.append(f"rejected  at {r['stage']}: [{r['status']}] {r['reason']}")
+    for run in result.get("runs", [])[:10]:
+        lines.append(f"run       {run['run_id']}  {run['asset']} {run['status']} code {run['code_version']} "
+                     f"data {run['data_version']} at {run['ended_at']}")
+    return "\n".join(lines)

@@ -1,16 +1,27 @@
-"""`right-rag report` (placeholder registration until its issue lands)."""
+"""``right-rag report``: the parser audit report (documents per parser, rejections, counts, coverage)."""
 
 from __future__ import annotations
 
 import argparse
+import json
 
-from ..errors import RightRagError
+from ..pipeline.audit import build_audit_report
+from ..project import Project
+from ..store import Store
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("report", help="(report: not available yet)")
+    parser = subparsers.add_parser(
+        "report", help="print the parser audit report of the last index",
+        description="Print the parser coverage report: documents handled by each parser, documents rejected with "
+                    "the reason, unit and chunk counts by type, coverage per document, fallback parser use.")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise RightRagError("'right-rag report' is not available in this build yet")
+    project = Project.load(args.project)
+    with Store(project.store_path).read() as con:
+        report = build_audit_report(con)
+    print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) if args.json else report.to_text())
+    return 0

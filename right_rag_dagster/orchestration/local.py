@@ -63,7 +63,7 @@ def run_local(project: Project, plan: IndexPlan, all_keys: Sequence[str], refres
             )
             document_run = result.run_id
         refresh_run = None
-        if refresh or plan.todo or plan.removed:
+        if refresh:
             result = defs.resolve_job_def(REFRESH_JOB).execute_in_process(
                 instance=instance, run_config=QUIET_LOGS, tags={"right_rag/source": "cli"})
             refresh_run = result.run_id

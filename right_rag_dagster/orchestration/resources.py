@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from functools import lru_cache
 
 import dagster as dg
 
@@ -12,25 +11,20 @@ from ..project import Project
 from ..store import Store
 
 
-@lru_cache(maxsize=8)
-def _load(project_dir: str) -> Project:
-    return Project.load(project_dir or None)
-
-
 class RightRagProject(dg.ConfigurableResource):
-    """A right-rag project folder (default: RIGHT_RAG_PROJECT or the code location's working directory)."""
+    """A right-rag project folder (default: RIGHT_RAG_PROJECT or the code location's working directory).
+
+    The project (and its plugin registry) is read afresh for each run, so an edited parser's new version is
+    what the run records.
+    """
 
     project_dir: str = ""
 
-    def _dir(self) -> str:
-        return self.project_dir or os.environ.get("RIGHT_RAG_PROJECT", "")
-
     def get_project(self) -> Project:
-        return _load(self._dir())
+        return Project.load(self.project_dir or os.environ.get("RIGHT_RAG_PROJECT") or None)
 
     def get_store(self) -> Store:
         return Store(self.get_project().store_path)
 
     def get_indexer(self) -> Indexer:
-        """A fresh indexer per run, so edited plugin files are picked up by the next run's code."""
         return Indexer(self.get_project())

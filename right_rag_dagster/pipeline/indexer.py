@@ -21,6 +21,7 @@ from ..core.units import unit_paths, walk_units
 from ..errors import ParserOutputError
 from ..project import Project
 from ..store import content, lineage
+from ..store.db import utcnow
 from .plugins import PluginSet, Selected
 from .scan import DocumentFile
 from .steps import chunk_units, document_coverage, load_document, parse_with, units_by_type
@@ -70,6 +71,7 @@ class Indexer:
         """Bring one document up to date; returns the events of the steps that did work."""
         if self.is_current(con, file):
             return []
+        started = utcnow()
         events: list[StepEvent] = []
         document, raw_version = self._raw_text(con, file, events)
         if document is not None and raw_version is not None:
@@ -80,7 +82,7 @@ class Indexer:
                     for chunker in self.plugins.chunkers:
                         units = self._chunks(con, document, file, owner, units, units_version, chunker, events)
                     self._coverage(con, document, file, owner, units, units_version, events)
-        lineage.record_events(con, events, run_id)
+        lineage.record_events(con, events, run_id, started)
         content.set_step_state(con, DOCUMENT, file.document_id, self.document_done_key(file), None)
         return events
 

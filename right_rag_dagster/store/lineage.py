@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -14,11 +15,12 @@ if TYPE_CHECKING:
     from ..pipeline.indexer import StepEvent
 
 
-def record_events(con: duckdb.DuckDBPyConnection, events: Sequence[StepEvent], run_id: str) -> None:
-    """Append one ``materializations`` row per step event of a run."""
+def record_events(con: duckdb.DuckDBPyConnection, events: Sequence[StepEvent], run_id: str,
+                  started_at: datetime | None = None) -> None:
+    """Append one ``materializations`` row per step event of a run (started when the document's work began)."""
     now = utcnow()
     rows = [[e.asset, e.partition_key, e.document_id, run_id, e.code_version, e.data_version,
-             json.dumps(e.input_versions, sort_keys=True), now, now, e.status,
+             json.dumps(e.input_versions, sort_keys=True), started_at or now, now, e.status,
              str(e.metadata.get("reason", "")) or None] for e in events]
     if rows:
         con.executemany("INSERT INTO materializations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)

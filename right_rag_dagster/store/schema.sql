@@ -120,3 +120,22 @@ CREATE TABLE materializations (
     message        VARCHAR
 );
 CREATE INDEX materializations_document ON materializations (document_id);
+
+-- migration: 2 search_index
+-- One row per chunk parser and index kind. The rows themselves live in per-chunker tables created by
+-- retrieval.build_search_index (``table_name``: BM25 tokens with DuckDB fts's ``fts_main_<table>`` schema and
+-- postings, or dense vectors as FLOAT[dimensions]); search only ever returns chunks still in ``chunks``.
+CREATE TABLE search_indexes (
+    chunker        VARCHAR NOT NULL,
+    kind           VARCHAR NOT NULL,       -- bm25 | dense
+    table_name     VARCHAR NOT NULL,
+    model          VARCHAR NOT NULL,       -- tokenizer version (bm25) or embedding model identity (dense)
+    dimensions     INTEGER,                -- vector size (dense)
+    chunks         INTEGER NOT NULL,
+    tokens         BIGINT,
+    build_id       VARCHAR NOT NULL,       -- new on every change: tells index versions apart
+    built_at       TIMESTAMP NOT NULL,
+    seconds        DOUBLE,
+    details        JSON,
+    PRIMARY KEY (chunker, kind)
+);

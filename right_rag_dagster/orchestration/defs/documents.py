@@ -104,7 +104,7 @@ def run_document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRag
     todo = [files[k] for k in keys if k in files]
     counts = {"materialized": 0, "rejected": 0, "unchanged": len(todo)}
     changed_docs: set[str] = set()
-    for events in process_documents(indexer, store, todo, context.run_id):
+    for events in process_documents(indexer, store, todo, context.run.run_id):
         for event in events:
             changed_docs.add(event.document_id)
             counts[event.status] = counts.get(event.status, 0) + 1

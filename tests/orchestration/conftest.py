@@ -1,0 +1,83 @@
+"""A small real project with two narrow licence parsers, for the orchestration tests."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+CORPUS = Path(__file__).resolve().parents[2] / "data" / "documents"
+
+GNU_PARSER = '''
+import re
+from right_rag_dagster.interfaces import UnitParser
+from right_rag_dagster.model import ParsedUnit
+
+
+class GnuLicenceParser(UnitParser):
+    """Numbered sections of GNU licences ("  0. Definitions.")."""
+
+    @property
+    def parser_name(self):
+        return "gnu-licence"
+
+    def parser_can_handle_document(self, document):
+        return "GNU" in document.text[:2000] and "GENERAL PUBLIC LICENSE" in document.text[:2000]
+
+    def parse_document(self, document):
+        starts = [m for m in re.finditer(r"(?m)^\\s*(\\d+)\\. (.+)$", document.text)]
+        for i, m in enumerate(starts):
+            end = starts[i + 1].start() if i + 1 < len(starts) else len(document.text)
+            yield ParsedUnit(topic=f"Section {m.group(1)}", key=f"{m.group(1)}-{i}",
+                             fulltext=document.text[m.start():end].strip(),
+                             source_start=m.start(), source_end=end,
+                             attributes={"unit_type": "section"})
+'''
+
+APACHE_PARSER = '''
+import re
+from right_rag_dagster.interfaces import UnitParser
+from right_rag_dagster.model import ParsedUnit
+
+
+class ApacheLicenceParser(UnitParser):
+    """Numbered sections of the Apache licence ("1. Definitions.")."""
+
+    @property
+    def parser_name(self):
+        return "apache-licence"
+
+    def parser_can_handle_document(self, document):
+        return "Apache License" in document.text[:500]
+
+    def parse_document(self, document):
+        starts = [m for m in re.finditer(r"(?m)^\\s*(\\d+)\\. (.+)$", document.text)]
+        for i, m in enumerate(starts):
+            end = starts[i + 1].start() if i + 1 < len(starts) else len(document.text)
+            yield ParsedUnit(topic=f"Section {m.group(1)}", key=f"{m.group(1)}-{i}",
+                             fulltext=document.text[m.start():end].strip(),
+                             source_start=m.start(), source_end=end,
+                             attributes={"unit_type": "section"})
+'''
+
+
+def make_project(root: Path, documents: tuple[str, ...] = ("GPL-3.0.txt", "LGPL-3.0.txt", "Apache-2.0.txt")) -> Path:
+    """A project at ``root`` with the two licence parsers, the default chunker and some licences."""
+    (root / "spec" / "unit_parsers").mkdir(parents=True)
+    (root / "spec" / "unit_parsers" / "gnu.py").write_text(textwrap.dedent(GNU_PARSER))
+    (root / "spec" / "unit_parsers" / "apache.py").write_text(textwrap.dedent(APACHE_PARSER))
+    docs = root / "data" / "documents"
+    docs.mkdir(parents=True)
+    for name in documents:
+        shutil.copy(CORPUS / name, docs / name)
+    (root / "right_rag.toml").write_text(
+        '[right-rag]\n\n[right-rag.pipeline]\nunit_parsers = ["gnu-licence", "apache-licence"]\n'
+        'chunk_parsers = ["default"]\n\n[right-rag.checks]\nsmoke_test = true\n')
+    return root
+
+
+@pytest.fixture
+def project_dir(tmp_path: Path) -> Path:
+    return make_project(tmp_path / "project")

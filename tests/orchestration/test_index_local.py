@@ -1,0 +1,160 @@
+"""`right-rag index` semantics on a real Dagster instance: incremental runs, ownership, data versions, lineage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from right_rag_dagster.orchestration.local import run_local
+from right_rag_dagster.orchestration.names import RAW_TEXT_KEY, chunks_key, units_key
+from right_rag_dagster.pipeline.indexer import Indexer
+from right_rag_dagster.pipeline.runner import known_files, plan_index
+from right_rag_dagster.pipeline.scan import scan_documents
+from right_rag_dagster.project import Project
+from right_rag_dagster.store import Store
+
+
+def index(project_dir: Path, instance: dg.DagsterInstance):
+    """What `right-rag index` does: plan without Dagster, then run the asset graph in-process."""
+    project = Project.load(project_dir)
+    store = Store(project.store_path)
+    files = scan_documents(project.documents_dir, known_files(store))
+    plan = plan_index(Indexer(project), store, files)
+    if not plan.is_empty:
+        run_local(project, plan, [f.partition_key for f in files], refresh=False, instance=instance)
+    return plan
+
+
+def materialized(instance: dg.DagsterInstance, key: dg.AssetKey) -> set[str]:
+    return set(instance.get_materialized_partitions(key))
+
+
+def materialization_count(instance: dg.DagsterInstance, key: dg.AssetKey) -> int:
+    records = instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=key), limit=1000).records
+    return len(records)
+
+
+@pytest.fixture
+def instance():
+    with dg.instance_for_test() as inst:
+        yield inst
+
+
+def test_first_index_materializes_each_document_under_its_owner(project_dir, instance):
+    plan = index(project_dir, instance)
+    assert len(plan.new) == 3
+    assert materialized(instance, RAW_TEXT_KEY) == {"GPL-3.0.txt", "LGPL-3.0.txt", "Apache-2.0.txt"}
+    assert materialized(instance, units_key("gnu-licence")) == {"GPL-3.0.txt", "LGPL-3.0.txt"}
+    assert materialized(instance, units_key("apache-licence")) == {"Apache-2.0.txt"}
+    assert materialized(instance, chunks_key("default")) == {"GPL-3.0.txt", "LGPL-3.0.txt", "Apache-2.0.txt"}
+    with Store(Project.load(project_dir).store_path).read() as con:
+        owners = dict(con.execute("SELECT DISTINCT document_id, parser FROM units").fetchall())
+    assert owners == {"GPL-3.0.txt": "gnu-licence", "LGPL-3.0.txt": "gnu-licence", "Apache-2.0.txt": "apache-licence"}
+
+
+def test_second_index_without_changes_launches_no_run(project_dir, instance):
+    index(project_dir, instance)
+    runs_before = len(instance.get_runs())
+    plan = index(project_dir, instance)
+    assert plan.is_empty and len(plan.unchanged) == 3
+    assert len(instance.get_runs()) == runs_before
+
+
+def test_changed_file_is_reindexed_alone(project_dir, instance):
+    index(project_dir, instance)
+    before = materialization_count(instance, RAW_TEXT_KEY)
+    path = project_dir / "data" / "documents" / "Apache-2.0.txt"
+    text = path.read_text()
+    assert text.count("grants to You a perpetual,") == 2
+    path.write_text(text.replace("grants to You a perpetual,", "grants to You a lasting,"))
+    plan = index(project_dir, instance)
+    assert [f.document_id for f in plan.changed] == ["Apache-2.0.txt"]
+    assert materialization_count(instance, RAW_TEXT_KEY) == before + 1
+    with Store(Project.load(project_dir).store_path).read() as con:
+        edited = con.execute("SELECT topic, changes FROM units WHERE document_id = 'Apache-2.0.txt' "
+                             "AND fulltext LIKE '%grants to You a lasting,%'").fetchall()
+        untouched = con.execute("SELECT changes FROM units WHERE document_id = 'Apache-2.0.txt' "
+                                "AND topic = 'Section 1'").fetchone()[0]
+    assert sorted(topic for topic, _ in edited) == ["Section 2", "Section 3"]
+    assert all('"EditUnit"' in history for _, history in edited)  # their history records the edit
+    assert '"EditUnit"' not in untouched
+
+
+def test_editing_one_parser_changes_only_its_code_version_and_reparses_only_its_documents(project_dir, instance):
+    from right_rag_dagster.orchestration.definitions import build_definitions
+
+    index(project_dir, instance)
+    graph_before = build_definitions(Project.load(project_dir)).resolve_asset_graph()
+    apache = project_dir / "spec" / "unit_parsers" / "apache.py"
+    apache.write_text(apache.read_text().replace('"unit_type": "section"', '"unit_type": "section", "edited": 1'))
+    graph_after = build_definitions(Project.load(project_dir)).resolve_asset_graph()
+    changed = {k.to_user_string() for k in graph_after.get_all_asset_keys()
+               if graph_before.get(k).code_version != graph_after.get(k).code_version}
+    assert changed == {"units/apache_licence"}
+
+    gnu_before = materialization_count(instance, units_key("gnu-licence"))
+    apache_before = materialization_count(instance, units_key("apache-licence"))
+    plan = index(project_dir, instance)  # plugin fingerprint changed: every document is re-checked...
+    assert len(plan.changed) == 3
+    assert materialization_count(instance, units_key("gnu-licence")) == gnu_before  # ...but GNU ones not re-parsed
+    assert materialization_count(instance, units_key("apache-licence")) == apache_before + 1
+
+
+def test_parser_edit_with_identical_units_does_not_rechunk(project_dir, instance):
+    index(project_dir, instance)
+    chunks_before = materialization_count(instance, chunks_key("default"))
+    apache = project_dir / "spec" / "unit_parsers" / "apache.py"
+    apache.write_text(apache.read_text() + "\n# a comment changes the version, not the units\n")
+    index(project_dir, instance)
+    assert materialization_count(instance, units_key("apache-licence")) >= 2
+    assert materialization_count(instance, chunks_key("default")) == chunks_before
+
+
+def test_removed_file_leaves_nothing_behind(project_dir, instance):
+    index(project_dir, instance)
+    (project_dir / "data" / "documents" / "LGPL-3.0.txt").unlink()
+    plan = index(project_dir, instance)
+    assert plan.removed == (("LGPL-3.0.txt", "LGPL-3.0.txt"),)
+    with Store(Project.load(project_dir).store_path).read() as con:
+        for table in ("documents", "units", "chunks", "coverage", "step_state"):
+            count = con.execute(f"SELECT count(*) FROM {table} WHERE document_id = 'LGPL-3.0.txt'").fetchone()[0]
+            assert count == 0, table
+    assert "LGPL-3.0.txt" not in instance.get_dynamic_partitions("documents")
+
+
+def test_unsupported_document_is_rejected_with_reason(project_dir, instance):
+    (project_dir / "data" / "documents" / "notes.txt").write_text("Just some notes, no licence here.\n")
+    index(project_dir, instance)
+    with Store(Project.load(project_dir).store_path).read() as con:
+        row = con.execute("SELECT stage, status, reason FROM rejections WHERE document_id = 'notes.txt'").fetchone()
+        units = con.execute("SELECT count(*) FROM units WHERE document_id = 'notes.txt'").fetchone()[0]
+    assert row[0] == "route" and row[1] == "unsupported"
+    assert "gnu-licence" in row[2] and "apache-licence" in row[2]
+    assert units == 0
+    assert "notes.txt" in materialized(instance, RAW_TEXT_KEY)
+
+
+def test_materializations_carry_code_and_data_versions(project_dir, instance):
+    index(project_dir, instance)
+    event = instance.get_latest_materialization_event(units_key("apache-licence"))
+    tags = event.asset_materialization.tags
+    assert tags["dagster/code_version"] == Project.load(project_dir).registry.version("unit_parsers", "apache-licence")
+    assert tags["dagster/data_version"]
+    assert "dagster/input_data_version/raw_text" in tags
+    assert event.asset_materialization.metadata["units_total"].value > 5
+
+
+def test_lineage_walks_from_chunk_to_run(project_dir, instance):
+    from right_rag_dagster.store.lineage import walk
+
+    index(project_dir, instance)
+    with Store(Project.load(project_dir).store_path).read() as con:
+        chunk_id = con.execute("SELECT chunk_id FROM chunks WHERE document_id = 'GPL-3.0.txt' LIMIT 1").fetchone()[0]
+        result = walk(con, chunk_id)
+    assert result["chunk"]["chunk_id"] == chunk_id
+    assert result["unit"]["parser"] == "gnu-licence"
+    assert result["document"]["content_hash"]
+    run_ids = {r["run_id"] for r in result["runs"]}
+    assert run_ids and all(instance.get_run_by_id(r) is not None for r in run_ids)

@@ -4,15 +4,24 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
 def to_jsonable(value: Any) -> Any:
     """Turn dataclasses, tuples and mappings into plain JSON values, recursively."""
-    if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_jsonable(getattr(value, f.name)) for f in fields(value)}
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is dict:
+        return {str(key): to_jsonable(item) for key, item in value.items()}
+    if kind is list or kind is tuple:
+        return [to_jsonable(item) for item in value]
+    if hasattr(kind, "__dataclass_fields__"):
+        return {name: to_jsonable(getattr(value, name)) for name in kind.__dataclass_fields__}
     if isinstance(value, dict):
         return {str(key): to_jsonable(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):

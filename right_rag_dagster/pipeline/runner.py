@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from ..core.routing import Rejection
 from ..project import Project
 from ..store import Store, content, lineage
+from ..store.batch import WriteBatch
 from .indexer import DOCUMENT, Indexer, StepEvent
 from .scan import DocumentFile
 
@@ -86,33 +87,41 @@ def process_documents(indexer: Indexer, store: Store, files: Sequence[DocumentFi
     """
     pending = list(files)
     while pending:
+        candidates = pending[:BATCH_DOCUMENTS]
         batch: list[DocumentFile] = []
         events: list[StepEvent] = []
         failed: tuple[DocumentFile, BaseException] | None = None
         try:
             with store.write() as con:
+                writes = WriteBatch()
+                writes.load_states(con, [f.document_id for f in candidates])
                 started = time.monotonic()
-                while pending and len(batch) < BATCH_DOCUMENTS and time.monotonic() - started < BATCH_SECONDS:
-                    file = pending.pop(0)
+                for file in candidates:
+                    if batch and time.monotonic() - started > BATCH_SECONDS:
+                        break
                     batch.append(file)
                     try:
-                        events.extend(indexer.process(con, file, run_id))
+                        events.extend(indexer.process(con, writes, file, run_id))
                     except Exception as exc:
                         failed = (file, exc)
                         raise
                 if events:
-                    content.set_step_state(con, REFRESH, "*", "pending", None)
+                    writes.set_state(REFRESH, "*", content.state_row(REFRESH, "*", "pending", None))
+                writes.flush(con)
         except Exception:
             if failed is None:
                 raise
             bad, exc = failed
-            pending[:0] = [f for f in batch if f is not bad]
+            pending = [f for f in pending if f is not bad]
             yield [_record_failure(indexer, store, bad, exc, run_id)]
             continue
+        del pending[:len(batch)]
         for file in batch:
             for listener in [*_progress_listeners, *([on_document] if on_document else [])]:
                 listener(file)
         yield events
+    if files:
+        store.checkpoint()
 
 
 def _record_failure(indexer: Indexer, store: Store, file: DocumentFile, exc: BaseException, run_id: str) -> StepEvent:

@@ -40,17 +40,18 @@ class ParseOutcome:
 def load_document(path: Path, document_id: str, loaders: Sequence[DocumentLoader]) -> LoadOutcome:
     """Load ``path`` with the first loader that accepts it; bad input becomes a rejection, never an exception."""
     for loader in loaders:
-        if not loader.can_load(path):
-            continue
         name = loader.loader_name
         try:
+            if not loader.can_load(path):
+                continue
             document = loader.load_document(path, document_id)
+            empty = not document.text.strip()
         except DocumentRejected as exc:
             return LoadOutcome(None, name, Rejection(document_id, exc.status, exc.reason, (name,)))
         except Exception as exc:
             reason = f"loader {name!r} failed: {type(exc).__name__}: {exc}"
             return LoadOutcome(None, name, Rejection(document_id, FAILED, reason, (name,)))
-        if not document.text.strip():
+        if empty:
             return LoadOutcome(None, name, Rejection(document_id, "rejected", "no text could be extracted", (name,)))
         return LoadOutcome(document, name)
     names = ", ".join(loader.loader_name for loader in loaders) or "none selected"

@@ -21,5 +21,5 @@ def write_json_atomic(path: Path, payload: Any) -> None:
     """Write JSON to a temporary file and rename it into place, so readers never see half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temp.write_text(json.dumps(payload, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    temp.write_text(json.dumps(payload, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
     os.replace(temp, path)

@@ -9,21 +9,24 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from .batch import insert_rows
 from .db import utcnow
 
 if TYPE_CHECKING:
     from ..pipeline.indexer import StepEvent
 
 
-def record_events(con: duckdb.DuckDBPyConnection, events: Sequence[StepEvent], run_id: str,
-                  started_at: datetime | None = None) -> None:
-    """Append one ``materializations`` row per step event of a run (started when the document's work began)."""
+def event_rows(events: Sequence[StepEvent], run_id: str, started_at: datetime | None = None) -> list[list[Any]]:
+    """One ``materializations`` row per step event of a run (started when the document's work began)."""
     now = utcnow()
-    rows = [[e.asset, e.partition_key, e.document_id, run_id, e.code_version, e.data_version,
+    return [[e.asset, e.partition_key, e.document_id, run_id, e.code_version, e.data_version,
              json.dumps(e.input_versions, sort_keys=True), started_at or now, now, e.status,
              str(e.metadata.get("reason", "")) or None] for e in events]
-    if rows:
-        con.executemany("INSERT INTO materializations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def record_events(con: duckdb.DuckDBPyConnection, events: Sequence[StepEvent], run_id: str) -> None:
+    """Append the rows of ``events`` now."""
+    insert_rows(con, "materializations", event_rows(events, run_id))
 
 
 def walk(con: duckdb.DuckDBPyConnection, identifier: str) -> dict[str, Any]:

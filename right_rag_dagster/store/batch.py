@@ -1,0 +1,136 @@
+"""Buffered writes: a batch of documents' rows applied in a few bulk statements inside one transaction.
+
+DuckDB is a column store: thousands of single-row INSERT/DELETE statements cost seconds, a DataFrame insert of
+the same rows milliseconds. The indexer plans each document's changes into a ``WriteBatch``; ``flush`` applies
+them all (deletes, inserts, step state, rejections) in the caller's transaction.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import duckdb
+import pandas as pd
+
+_COLUMNS: dict[str, list[str]] = {}
+
+
+def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
+    """Column names of a table in order (cached per process; the schema only changes by migration)."""
+    if table not in _COLUMNS:
+        _COLUMNS[table] = [r[0] for r in con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
+            [table]).fetchall()]
+    return _COLUMNS[table]
+
+
+def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Sequence[Any]]) -> None:
+    """Insert many rows at once through a DataFrame (object dtype keeps None, lists and JSON text intact)."""
+    if not rows:
+        return
+    frame = pd.DataFrame(list(rows), columns=table_columns(con, table), dtype=object)
+    con.register("_rows", frame)
+    try:
+        con.execute(f"INSERT INTO {table} SELECT * FROM _rows")
+    finally:
+        con.unregister("_rows")
+
+
+def delete_where_in(con: duckdb.DuckDBPyConnection, table: str, column: str, values: Iterable[str]) -> None:
+    """``DELETE FROM table WHERE column IN values`` in one statement."""
+    values = sorted(set(values))
+    if values:
+        con.execute(f"DELETE FROM {table} WHERE list_contains(?::VARCHAR[], {column})", [values])
+
+
+class WriteBatch:
+    """Pending writes of a batch of documents. Later operations on the same key win, as if run in order."""
+
+    def __init__(self) -> None:
+        self.loaded_states: dict[tuple[str, str], tuple[str, str | None, str | None]] = {}
+        self.deleted: dict[str, set[str]] = defaultdict(set)
+        self.chunk_deletes: set[tuple[str, str]] = set()
+        self.rows: dict[str, list[Sequence[Any]]] = defaultdict(list)
+        self.states: dict[tuple[str, str], Sequence[Any] | None] = {}
+        self.rejections: dict[str, tuple[str, Any]] = {}
+
+    def replace_rows(self, table: str, document_id: str, rows: Iterable[Sequence[Any]]) -> None:
+        """Replace every row of ``table`` belonging to the document."""
+        self.deleted[table].add(document_id)
+        self.rows[table] = [r for r in self.rows[table] if _document_of(table, r) != document_id]
+        self.rows[table].extend(rows)
+
+    def delete_rows(self, table: str, document_id: str) -> None:
+        self.replace_rows(table, document_id, [])
+
+    def replace_chunks(self, document_id: str, chunker: str, rows: Iterable[Sequence[Any]]) -> None:
+        self.chunk_deletes.add((document_id, chunker))
+        self.rows["chunks"] = [r for r in self.rows["chunks"] if (r[2], r[0]) != (document_id, chunker)]
+        self.rows["chunks"].extend(rows)
+
+    def append(self, table: str, rows: Iterable[Sequence[Any]]) -> None:
+        self.rows[table].extend(rows)
+
+    def load_states(self, con: duckdb.DuckDBPyConnection, document_ids: Sequence[str]) -> None:
+        """Read the step state of a batch's documents in one query, before planning their work."""
+        rows = con.execute("SELECT step, document_id, cache_key, data_version, owner FROM step_state "
+                           "WHERE list_contains(?::VARCHAR[], document_id)", [list(document_ids)]).fetchall()
+        self.loaded_states.update({(r[0], r[1]): (r[2], r[3], r[4]) for r in rows})
+
+    def get_state(self, step: str, document_id: str) -> tuple[str, str | None, str | None] | None:
+        """(cache_key, data_version, owner) as it will be after this batch's pending writes."""
+        key = (step, document_id)
+        if key in self.states:
+            row = self.states[key]
+            return None if row is None else (row[2], row[3], row[4])
+        return self.loaded_states.get(key)
+
+    def set_state(self, step: str, document_id: str, row: Sequence[Any] | None) -> None:
+        self.states[(step, document_id)] = row
+
+    def set_rejection(self, document_id: str, row: Sequence[Any]) -> None:
+        self.rejections[document_id] = ("set", row)
+
+    def clear_rejection(self, document_id: str, stages: Sequence[str]) -> None:
+        previous = self.rejections.get(document_id)
+        if previous and previous[0] == "set" and previous[1][1] in stages:
+            self.rejections[document_id] = ("delete", None)
+        elif not previous or previous[0] != "set":
+            self.rejections[document_id] = ("clear", tuple(stages))
+
+    def flush(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Apply everything in the caller's transaction; the batch is empty afterwards."""
+        for table, documents in self.deleted.items():
+            delete_where_in(con, table, "document_id", documents)
+        for document_id, chunker in sorted(self.chunk_deletes):
+            con.execute("DELETE FROM chunks WHERE document_id = ? AND chunker = ?", [document_id, chunker])
+        for table, rows in self.rows.items():
+            insert_rows(con, table, rows)
+        if self.states:
+            delete_where_in(con, "step_state", "step || chr(31) || document_id",
+                            [f"{s}\x1f{d}" for s, d in self.states])
+            insert_rows(con, "step_state", [row for row in self.states.values() if row is not None])
+        self._flush_rejections(con)
+        self.__init__()  # type: ignore[misc]
+
+    def _flush_rejections(self, con: duckdb.DuckDBPyConnection) -> None:
+        by_stages: dict[tuple[str, ...], list[str]] = defaultdict(list)
+        for document_id, (op, value) in self.rejections.items():
+            if op == "clear":
+                by_stages[value].append(document_id)
+        for stages, documents in by_stages.items():
+            con.execute("DELETE FROM rejections WHERE list_contains(?::VARCHAR[], document_id) "
+                        "AND list_contains(?::VARCHAR[], stage)", [documents, list(stages)])
+        replaced = [d for d, (op, _) in self.rejections.items() if op in ("set", "delete")]
+        delete_where_in(con, "rejections", "document_id", replaced)
+        insert_rows(con, "rejections", [value for op, value in self.rejections.values() if op == "set"])
+
+
+_DOCUMENT_COLUMN = {"documents": 0, "units": 1, "coverage": 0, "rejections": 0, "materializations": 2,
+                    "chunks": 2, "step_state": 1}
+
+
+def _document_of(table: str, row: Sequence[Any]) -> Any:
+    return row[_DOCUMENT_COLUMN[table]]

@@ -43,18 +43,21 @@ def changes_with_subunit_changes(changes: list[UnitChange], subunits: list[Unit]
         if change.metadata.get("source") == "subunit"
     }
     for subunit in subunits:
-        for index, subunit_change in enumerate(subunit.changes):
+        if all((subunit.id, index) in seen for index in range(len(subunit.changes))):
+            continue
+        stage: dict[str, Any] | None = None
+        for index, subunit_change in enumerate(subunit.changes):  # one replay gives every intermediate state
+            stage = _apply_change(stage, subunit_change)
             if (subunit.id, index) not in seen:
-                changes.append(_subunit_parent_change(subunit, subunit_change, index))
+                changes.append(_subunit_parent_change(subunit, subunit_change, index, stage))
     return changes
 
 
-def _subunit_parent_change(subunit: Unit, change: UnitChange, index: int) -> UnitChange:
+def _subunit_parent_change(subunit: Unit, change: UnitChange, index: int, stage: dict[str, Any] | None) -> UnitChange:
     kind = {"AddUnit": "AddSubUnit", "DeleteUnit": "DeleteSubUnit"}.get(change.change_type, "EditSubUnit")
     data: dict[str, Any] = {"subunit_id": subunit.id}
-    current = recreate_unit_from_changes(subunit.changes[: index + 1])
-    if current is not None:
-        data["subunit"] = unit_stage_data(current)
+    if stage is not None:
+        data["subunit"] = _normalized_stage(stage)
     return UnitChange(
         change_type=kind,  # type: ignore[arg-type]
         name=change.name,
@@ -75,25 +78,62 @@ def recreate_unit_from_changes(changes: list[UnitChange]) -> Unit | None:
     """Replay a history; returns the unit it describes, or None if its last state is deleted."""
     stage: dict[str, Any] | None = None
     for change in changes:
-        kind = change.change_type
-        if kind == "AddUnit":
-            stage = dict(change.data)
-            stage.setdefault("topic", change.name)
-        elif kind == "DeleteUnit":
-            stage = None
-        elif stage is None:
-            raise ValueError(f"Cannot apply {kind} before AddUnit")
-        elif kind == "EditUnit":
-            stage.update(change.data)
-        elif kind in ("AddAttribute", "EditAttribute"):
-            stage.setdefault("attributes", {})[change.name] = change.data.get("value")
-        elif kind == "RemoveAttribute":
-            stage.setdefault("attributes", {}).pop(change.name, None)
-        elif kind in ("AddSubUnit", "EditSubUnit") and change.data.get("subunit") is not None:
-            _upsert_subunit(stage, change.data["subunit"])
-        elif kind == "DeleteSubUnit":
-            stage["subunits"] = [s for s in stage.get("subunits", []) if s.get("id") != change.data["subunit_id"]]
+        stage = _apply_change(stage, change)
     return None if stage is None else _unit_from_stage(stage, changes)
+
+
+def _apply_change(stage: dict[str, Any] | None, change: UnitChange) -> dict[str, Any] | None:
+    """One replay step on plain data. The stage owns its containers, so replaying never alters the history."""
+    kind = change.change_type
+    if kind == "AddUnit":
+        stage = _own_containers(dict(change.data))
+        stage.setdefault("topic", change.name)
+        stage.setdefault("temporal_topic", change.name)
+    elif kind == "DeleteUnit":
+        stage = None
+    elif stage is None:
+        raise ValueError(f"Cannot apply {kind} before AddUnit")
+    elif kind == "EditUnit":
+        stage.update(change.data)
+        _own_containers(stage)
+    elif kind in ("AddAttribute", "EditAttribute"):
+        stage["attributes"][change.name] = change.data.get("value", change.data)
+    elif kind == "RemoveAttribute":
+        stage["attributes"].pop(change.name, None)
+    elif kind in ("AddSubUnit", "EditSubUnit") and change.data.get("subunit") is not None:
+        _upsert_subunit(stage, change.data["subunit"])
+    elif kind == "DeleteSubUnit":
+        stage["subunits"] = [s for s in stage["subunits"] if s.get("id") != change.data["subunit_id"]]
+    return stage
+
+
+def _own_containers(stage: dict[str, Any]) -> dict[str, Any]:
+    """Copy the containers replay mutates (attributes, the subunit list); subunit entries are only replaced."""
+    stage["attributes"] = dict(stage.get("attributes", {}))
+    stage["subunits"] = list(stage.get("subunits", []))
+    return stage
+
+
+def _normalized_stage(data: dict[str, Any]) -> dict[str, Any]:
+    """``unit_stage_data`` of the unit a stage describes, computed on plain data (no ``Unit`` is built)."""
+    topic = data["topic"]
+    if not (data.get("key") or topic.strip()):
+        raise ValueError("Unit key cannot be empty")
+    return {
+        "id": data["id"],
+        "document_id": data["document_id"],
+        "topic": topic,
+        "key": data.get("key") or topic,
+        "temporal_topic": data.get("temporal_topic") or topic,
+        "fulltext": data["fulltext"],
+        "source_start": data.get("source_start"),
+        "source_end": data.get("source_end"),
+        "raw_text": data.get("raw_text", ""),
+        "parent_id": data.get("parent_id"),
+        "attributes": dict(data.get("attributes", {})),
+        "metadata": dict(data.get("metadata", {})),
+        "subunits": [_normalized_stage(subunit) for subunit in data.get("subunits", [])],
+    }
 
 
 def _upsert_subunit(stage: dict[str, Any], subunit: dict[str, Any]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from pathlib import Path, PurePosixPath
@@ -14,7 +15,11 @@ def document_id_for_path(path: str | Path, documents_dir: str | Path) -> str:
 
     Moving or copying the whole project keeps every id, because the absolute location never enters it.
     """
-    relative = Path(path).resolve().relative_to(Path(documents_dir).resolve())
+    file, folder = Path(os.path.abspath(path)), Path(os.path.abspath(documents_dir))
+    try:  # absolute but not resolved: a symlinked file keeps its own name, as the folder scan sees it
+        relative = file.relative_to(folder)
+    except ValueError:  # one side was reached through a symlinked folder
+        relative = (file.parent.resolve() / file.name).relative_to(folder.resolve())
     return PurePosixPath(*relative.parts).as_posix()
 
 

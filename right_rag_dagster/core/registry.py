@@ -19,6 +19,7 @@ from .hashing import file_hash, stable_hash
 from .interfaces import PLUGIN_KINDS
 
 BUILTINS_DIR = Path(__file__).resolve().parent.parent / "builtins"
+SMOKE_TEST_KINDS = ("unit_parsers", "chunk_parsers")
 
 
 def register_plugin_kind(kind: str, interface: type, name_property: str) -> None:
@@ -78,12 +79,13 @@ class Registry:
         return self._instances[key]
 
     def default_names(self, kind: str) -> list[str]:
-        """What ``None`` selects: every plugin, minus smoke-test/baseline ones once a user plugin exists."""
-        infos = list(self.plugins.get(kind, {}).values())
-        chosen = [i for i in infos if i.selected_by_default]
-        if any(not i.builtin for i in chosen):
-            chosen = [i for i in chosen if not (i.builtin and i.name == "default")]
-        return sorted(i.name for i in chosen)
+        """What ``None`` selects: every plugin with ``selected_by_default``, the user's before the built-ins
+        (loaders are tried in this order). Once a user unit or chunk parser exists, the smoke-test ``default``
+        parser of that kind is left out; built-in loaders and savers stay, next to the user's."""
+        infos = [i for i in self.plugins.get(kind, {}).values() if i.selected_by_default]
+        if kind in SMOKE_TEST_KINDS and any(not i.builtin for i in infos):
+            infos = [i for i in infos if not (i.builtin and i.name == "default")]
+        return [i.name for i in sorted(infos, key=lambda i: (i.builtin, i.name))]
 
     def resolve_names(self, kind: str, names: Sequence[str] | None) -> list[str]:
         """None = all registered (see ``default_names``), [] = none, unknown name = ``ConfigError``."""
@@ -137,6 +139,17 @@ def build_registry(spec_dir: str | Path | None = "spec", include_builtins: bool 
     return registry
 
 
+def load_helper(plugin_file: str | Path, filename: str) -> Any:
+    """Import a private helper module (``_shared.py``) lying beside a spec plugin: ``load_helper(__file__, name)``.
+
+    Spec plugins are imported by path, not as packages, so they cannot import their neighbours; this loads one
+    module per helper file content (its hash is in the module name) and is part of the plugins' versions.
+    """
+    path = Path(plugin_file).resolve().with_name(filename)
+    module_name = f"right_rag_spec_helper_{stable_hash([str(path), file_hash(path)])[:16]}"
+    return sys.modules.get(module_name) or _exec_file(module_name, path)
+
+
 def _discover(registry: Registry, kind: str, folder: Path, builtin: bool) -> None:
     if not folder.is_dir():
         return
@@ -187,6 +200,11 @@ def _import_file(path: Path, kind: str, folder: Path, builtin: bool) -> Any:
     module_name = ".".join([prefix, kind, *relative.parts])
     if builtin:
         return importlib.import_module(module_name)
+    return _exec_file(module_name, path)
+
+
+def _exec_file(module_name: str, path: Path) -> Any:
+    """Import the Python file ``path`` as module ``module_name`` (kept in ``sys.modules`` unless it fails)."""
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         raise PluginError(f"cannot import {path}")
@@ -202,9 +220,13 @@ def _import_file(path: Path, kind: str, folder: Path, builtin: bool) -> Any:
 
 def _source_version(path: Path, builtin: bool) -> str:
     """Plugin version: hash of the plugin's source file (plus the package version for built-ins, whose
-    logic also lives in the package's other modules)."""
+    logic also lives in the package's other modules, and the private helpers ``_*.py`` beside a spec plugin,
+    which plugins import by path)."""
     if builtin:
         from .. import __version__
 
         return stable_hash([file_hash(path), __version__])[:16]
+    helpers = sorted(p for p in path.parent.glob("_*.py") if p.name != "__init__.py" and p != path)
+    if helpers:
+        return stable_hash([file_hash(path), *(file_hash(helper) for helper in helpers)])[:16]
     return file_hash(path)[:16]

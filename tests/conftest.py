@@ -1,0 +1,30 @@
+"""Shared fixtures: the sample documents shipped with the repository and a writer for spec/ plugin files."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def sample_documents() -> Path:
+    """``data/documents/``: real corpus files (licences as text, Debian PDFs, an HTML specification)."""
+    return REPO_ROOT / "data" / "documents"
+
+
+@pytest.fixture
+def write_plugin() -> Callable[[Path, str, str, str], Path]:
+    """Write ``source`` (dedented) to ``spec_dir/kind/relative`` and return the file's path."""
+
+    def write(spec_dir: Path, kind: str, relative: str, source: str) -> Path:
+        path = spec_dir / kind / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(source).lstrip(), encoding="utf-8")
+        return path
+
+    return write

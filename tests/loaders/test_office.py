@@ -1,0 +1,31 @@
+"""HTML (and the other Docling formats) exported to Markdown; files Docling cannot convert are rejected."""
+
+from __future__ import annotations
+
+import pytest
+
+from right_rag_dagster.errors import DocumentRejected
+from right_rag_dagster.loaders.office import read_with_docling
+
+
+def test_the_copyright_format_specification_becomes_markdown_with_its_headings(sample_documents):
+    text = read_with_docling(sample_documents / "copyright-format-1.0.html", "copyright-format-1.0.html")
+    assert text.startswith("## Machine-readable debian/copyright file")
+    assert "<html" not in text.lower() and "</p>" not in text
+    headings = [line for line in text.splitlines() if line.startswith("#")]
+    assert len(headings) > 20
+    assert any("Files" in line for line in headings)
+
+
+@pytest.mark.parametrize("name, content, reason", [
+    ("empty.html", b"", "file is empty"),
+    ("image.html", b"\x89PNG\r\n\x1a\n\x00\x00 not html", "Docling could not convert it"),
+    ("broken.docx", b"PK\x03\x04 not really a zip archive", "Docling could not convert it"),
+])
+def test_files_docling_cannot_read_are_rejected(tmp_path, name, content, reason):
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(DocumentRejected) as caught:
+        read_with_docling(path, f"web/{name}")
+    assert caught.value.document == f"web/{name}"
+    assert reason in caught.value.reason

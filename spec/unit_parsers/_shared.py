@@ -1,0 +1,232 @@
+"""Private helpers for the sample unit parsers: text spans, roles, defined terms and a unit-tree builder.
+
+Not a plugin (it defines no ``UnitParser``). Plugin files are imported by path, so they load this module
+with ``right_rag_dagster.core.registry.load_helper(__file__, "_shared.py")``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from right_rag_dagster.core.model import Document, ParsedUnit
+
+_BLANK_RUN = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
+
+
+def trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """Shrink ``[start, end)`` so it neither starts nor ends with whitespace (empty spans collapse to start)."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def line_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """``(start, end)`` of every line in ``text[start:end]``, newline excluded."""
+    end = len(text) if end is None else end
+    spans, position = [], start
+    while position < end:
+        newline = text.find("\n", position, end)
+        stop = end if newline < 0 else newline
+        spans.append((position, stop))
+        position = stop + 1
+    return spans
+
+
+def paragraphs(text: str, start: int, end: int, separator: re.Pattern[str] = _BLANK_RUN) -> list[tuple[int, int]]:
+    """Trimmed spans of the blank-line separated blocks of ``text[start:end]``."""
+    blocks, position = [], start
+    for match in separator.finditer(text, start, end):
+        blocks.append(trim(text, position, match.start()))
+        position = match.end()
+    blocks.append(trim(text, position, end))
+    return [(s, e) for s, e in blocks if e > s]
+
+
+# --- roles -------------------------------------------------------------------------------------------------
+
+_HEADING_ROLES = [
+    (re.compile(r"\bdefinitions?\b", re.I), "definition"),
+    (re.compile(r"\bterminat", re.I), "termination"),
+    (re.compile(r"disclaimer|warrant|liabilit", re.I), "disclaimer"),
+    (re.compile(r"\b(rationale|preamble)\b", re.I), "rationale"),
+    (re.compile(r"\b(purpose|scope)\b", re.I), "purpose"),
+    (re.compile(r"\bhow to apply\b|\bprocedures?\b|\binstructions\b", re.I), "procedure"),
+    (re.compile(r"\bexamples?\b", re.I), "example"),
+    (re.compile(r"\brequirements\b", re.I), "duty"),
+    (re.compile(r"\bpermissions?\b|\bgrant of\b", re.I), "permission"),
+]
+_LEGAL_ROLES = [
+    (re.compile(r"WITHOUT (ANY )?WARRANT|NO WARRANTY|\bAS IS\b|\bdisclaims?\b|\bbe liable\b|\bin no event\b"
+                r"|\bunder no circumstances\b", re.I), "disclaimer"),
+    (re.compile(r"\b(shall|will) terminate|\bterminat(es|ed|ion) (of )?(your|the|this|any)", re.I), "termination"),
+]
+_MODALS = re.compile(
+    r"(?P<prohibition>\b(?:must|may|shall|should|can)\s+not\b|\bcannot\b|\bmust never\b"
+    r"|\b(?:is|are) not (?:allowed|permitted)\b|\bprohibit|\bforbid|\bdoes not grant\b"
+    r"|\bno\s+\w+\s+(?:may|shall|is allowed)\b)"
+    r"|(?P<duty>\bmust\b|\bshall\b|\bis required\b|\bare required\b|\brequired to\b|\bobligat)"
+    r"|(?P<recommendation>\bshould\b|\brecommended\b|\bencouraged\b)"
+    r"|(?P<permission>\bmay\b|\bpermitted\b|\bpermission\b|\bhereby grants?\b|\bis allowed\b|\bare allowed\b)",
+    re.I,
+)
+
+
+def heading_role(heading: str) -> str | None:
+    """The role a heading names outright (``Definitions``, ``Termination``, ``Rationale``, ...), if any."""
+    for pattern, role in _HEADING_ROLES:
+        if pattern.search(heading):
+            return role
+    return None
+
+
+def text_role(body: str, legal: bool) -> str | None:
+    """The role the text itself shows: for legal text disclaimers and termination first, else the first modal verb."""
+    if legal:
+        for pattern, role in _LEGAL_ROLES:
+            if pattern.search(body):
+                return role
+    match = _MODALS.search(body)
+    return match.lastgroup if match else None
+
+
+def role_for(heading: str, body: str, legal: bool, term: str | None = None) -> str | None:
+    """Role of a unit: a defined term makes it a definition, else its heading, else the first modal verb."""
+    if term:
+        return "definition"
+    return heading_role(heading) or text_role(body, legal)
+
+
+_QUOTE = r"[\"“”']"
+_DEFINING = (
+    r"(?:means|mean|refers? to|shall mean|also means|is defined as|is|are|includes?|denotes?|"
+    r"(?:is|are) called|(?:is|are) referred to as)"
+)
+_DEFINITION_LEAD = re.compile(
+    r"^(?:As used herein,\s+|In this [A-Za-z]+,\s+)?(?:(?:To|The|A|An|Each|Any|a|an|the)\s+)?(?:[\w'’-]+\s+){0,3}?"
+    + _QUOTE + r"(?P<term>[^\"“”\n]{1,60}?)" + _QUOTE
+    + r"(?:\s*\([^)]{0,40}\))?(?:\s+(?:[\w'’-]+\s+){0,8}?)?\s*" + _DEFINING + r"\b",
+    re.S,
+)
+_CALLED = re.compile(r"\b(?:is|are) called (?:an? |the )?" + _QUOTE + r"(?P<term>[^\"“”\n]{1,60}?)" + _QUOTE)
+_QUOTED_HEADING = re.compile(r"^" + _QUOTE + r"(?P<term>[^\"“”\n]{1,60}?)" + _QUOTE)
+
+
+def defined_term(text: str) -> str | None:
+    """The term a paragraph defines (``"Source" form shall mean ...`` gives ``Source``), or None."""
+    head = " ".join(text[:400].split())
+    match = _DEFINITION_LEAD.match(head) or _CALLED.search(head)
+    return match.group("term").strip() if match else None
+
+
+def quoted_heading_term(title: str) -> str | None:
+    """The term of a definition heading such as ``"Contributor"`` or ``"You" (or "Your")``."""
+    match = _QUOTED_HEADING.match(title.strip())
+    return match.group("term").strip() if match else None
+
+
+# --- numbering ---------------------------------------------------------------------------------------------
+
+def numbering_tuple(numbering: str) -> tuple[int, ...]:
+    """``"4.9.1"`` or ``"4.9.1."`` as ``(4, 9, 1)``."""
+    return tuple(int(part) for part in numbering.strip(".").split("."))
+
+
+def is_next_number(previous: tuple[int, ...] | None, candidate: tuple[int, ...]) -> bool:
+    """True when ``candidate`` can follow ``previous`` in a numbered outline (first child, sibling or uncle)."""
+    if previous is None:
+        return len(candidate) == 1 and candidate[0] in (0, 1)
+    if candidate in (previous + (1,), previous + (0,), previous + (0, 1)):
+        return True
+    return any(candidate == previous[:depth] + (previous[depth] + 1,) for depth in range(len(previous)))
+
+
+# --- unit trees --------------------------------------------------------------------------------------------
+
+@dataclass
+class Node:
+    """A unit while a parser builds the tree (mutable); ``to_parsed`` turns it into a ``ParsedUnit``.
+
+    ``in_path=False`` keeps a layout-only unit (a page passage) out of its descendants' heading path.
+    """
+
+    key: str
+    topic: str
+    start: int
+    end: int
+    unit_type: str
+    role: str | None = None
+    attributes: dict[str, Any] = field(default_factory=dict)
+    children: list[Node] = field(default_factory=list)
+    fulltext: str | None = None
+    temporal: str = ""
+    in_path: bool = True
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    """What every unit of a document carries: its title, the title with version/date context, the parser's name."""
+
+    title: str
+    label: str
+    parser: str
+
+
+def to_parsed(document: Document, info: DocumentInfo, node: Node, parent_path: tuple[str, ...] = ()) -> ParsedUnit:
+    """Convert a ``Node`` tree into ``ParsedUnit``s with the standard attributes (type, role, path, pages)."""
+    path = (*parent_path, node.topic)
+    child_path = path if node.in_path else parent_path
+    attributes: dict[str, Any] = {"unit_type": node.unit_type}
+    if node.role:
+        attributes["role"] = node.role
+    attributes.update(node.attributes)
+    attributes["hierarchy"] = list(child_path)
+    attributes["document_title"] = info.title
+    attributes["document_label"] = info.label
+    if document.page_starts:
+        first, last = document.page_at(node.start), document.page_at(max(node.start, node.end - 1))
+        attributes.update(page_start=document.page_label(first), page_end=document.page_label(last),
+                          page_index_start=first, page_index_end=last)
+    fulltext = node.fulltext if node.fulltext is not None else document.text[node.start:node.end]
+    return ParsedUnit(
+        topic=node.topic,
+        key=node.key,
+        fulltext=fulltext,
+        temporal_topic=node.temporal or f"{info.label} {child_path[-1] if child_path else node.topic}".strip(),
+        source_start=node.start,
+        source_end=node.end,
+        attributes=attributes,
+        metadata={"parser": info.parser},
+        subunits=[to_parsed(document, info, child, child_path) for child in node.children],
+    )
+
+
+def nest(items: list[tuple[int, Node]]) -> list[Node]:
+    """Nest ``(depth, node)`` pairs given in document order (depth 1 = top level) and close the parents' spans."""
+    roots: list[Node] = []
+    stack: list[tuple[int, Node]] = []
+    for depth, node in items:
+        while stack and stack[-1][0] >= depth:
+            stack.pop()
+        (stack[-1][1].children if stack else roots).append(node)
+        stack.append((depth, node))
+    for root in roots:
+        close_spans(root)
+    return roots
+
+
+def close_spans(node: Node) -> None:
+    """Make every parent span its children (a section ends where its last descendant ends)."""
+    for child in node.children:
+        close_spans(child)
+    if node.children:
+        node.end = max(node.end, node.children[-1].end)
+
+
+def unique_key(key: str, seen: dict[str, int]) -> str:
+    """``key`` the first time, then ``key #2``, ``key #3``... so sibling keys stay unique and readable."""
+    seen[key] = seen.get(key, 0) + 1
+    return key if seen[key] == 1 else f"{key} #{seen[key]}"

@@ -1,0 +1,154 @@
+"""Policy change logs in reStructuredText-style text (Debian's upgrading-checklist.txt and the like).
+
+Accepts a plain-text document with at least three underlined headings naming a version (``10.2. Version 4.6.2``
+over a line of ``=``). Tree: introductory sections, then one ``version`` unit per release (with its release
+date) holding one ``change`` unit per entry: a line of referenced policy sections (``2.3, 4.5 & 12.5``) or a
+topic (``perl``) followed by the indented rule change, or a ``*`` bullet in old releases.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from right_rag_dagster.core.interfaces import UnitParser
+from right_rag_dagster.core.model import Document, ParsedUnit
+from right_rag_dagster.core.registry import load_helper
+from right_rag_dagster.errors import DocumentRejected
+
+H = load_helper(__file__, "_shared.py")
+
+MIN_VERSIONS = 3
+_UNDERLINE = re.compile(r"^([=*\-~^#])\1{2,}[ \t]*$")
+_VERSION = re.compile(r"\bVersion\s+(?P<v>\d+(?:\.\d+)+)", re.I)
+_NUMBERING = re.compile(r"^(?P<num>\d+(?:\.\d+)*)\.?\s+(?P<title>.+)$")
+_RELEASED = re.compile(r"^Released\s+(?P<date>.+?)\.?\s*$")
+_BULLET = re.compile(r"^[*\-+]\s+")
+_SECTION_REF = re.compile(r"\b\d+(?:\.\d+)+\b|\b\d+\b")
+
+
+@dataclass(frozen=True)
+class _Heading:
+    """An underlined heading: where it starts, where its underline ends, its text and underline character."""
+
+    start: int
+    end: int
+    text: str
+    mark: str
+
+
+class ChangelogParser(UnitParser):
+    """Version-by-version change logs with underlined headings; rejects logs without version headings."""
+
+    @property
+    def parser_name(self) -> str:
+        return "policy-changelog"
+
+    def parser_can_handle_document(self, document: Document) -> bool:
+        name = Path(document.id).name.lower()
+        if document.page_starts or document.metadata.get("format", "text") != "text" or "copyright" in name:
+            return False
+        return sum(1 for h in _headings(document.text) if _VERSION.search(h.text)) >= MIN_VERSIONS
+
+    def parse_document(self, document: Document) -> Iterable[ParsedUnit]:
+        text = document.text
+        headings = _headings(text)
+        versions = [h for h in headings if _VERSION.search(h.text)]
+        if len(versions) < MIN_VERSIONS:
+            raise DocumentRejected(document.id, f"change log with {len(versions)} underlined 'Version X.Y' headings "
+                                                f"(need {MIN_VERSIONS}); no release structure to parse")
+        title_heading = headings[0] if headings[0].mark != versions[0].mark else None
+        title = _strip_numbering(title_heading.text) if title_heading else Path(document.id).stem
+        info = H.DocumentInfo(title=title, label=title, parser=self.parser_name)
+        nodes = []
+        if title_heading:
+            start, end = H.trim(text, title_heading.start, title_heading.end)
+            nodes.append(H.Node("title", title, start, end, "title", role="notice", attributes={"heading": title}))
+        sections = [h for h in headings if h is not title_heading]
+        ends = [h.start for h in sections[1:]] + [len(text)]
+        seen: dict[str, int] = {}
+        for heading, end in zip(sections, ends):
+            nodes.append(_section(text, heading, end, title, seen))
+        return [H.to_parsed(document, info, node) for node in nodes]
+
+
+def _headings(text: str) -> list[_Heading]:
+    """Lines underlined by a run of one punctuation character at least as long as the text."""
+    lines = H.line_spans(text)
+    found = []
+    for (start, end), (u_start, u_end) in zip(lines, lines[1:]):
+        line, underline = text[start:end].strip(), text[u_start:u_end].strip()
+        if line and _UNDERLINE.match(underline) and len(underline) >= len(line) - 2 and not _UNDERLINE.match(line):
+            found.append(_Heading(start, u_end, line, underline[0]))
+    return found
+
+
+def _strip_numbering(heading: str) -> str:
+    match = _NUMBERING.match(heading)
+    return match.group("title").strip() if match else heading
+
+
+def _section(text: str, heading: _Heading, region_end: int, title: str, seen: dict[str, int]):
+    """A version section with its change entries, or a plain section (a leaf)."""
+    numbering = _NUMBERING.match(heading.text)
+    version = _VERSION.search(heading.text)
+    start, end = H.trim(text, heading.start, region_end)
+    attributes = {"heading": text[heading.start:heading.end].strip()}
+    if numbering:
+        attributes["numbering"] = numbering.group("num")
+    name = _strip_numbering(heading.text)
+    if not version:
+        key = H.unique_key(numbering.group("num") if numbering else name, seen)
+        role = H.heading_role(name) or H.text_role(text[heading.end:end], legal=False)
+        return H.Node(key, name, start, end, "section", role=role, attributes=attributes)
+    release = version.group("v")
+    first_line = text[heading.end:end].strip().split("\n", 1)[0]
+    released = _RELEASED.match(first_line)
+    attributes.update(version=release, **({"released": released.group("date")} if released else {}))
+    temporal = f"{title} {release}" + (f" (released {released.group('date')})" if released else "")
+    node = H.Node(H.unique_key(release, seen), f"Version {release}", start, end, "version",
+                  attributes=attributes, temporal=temporal)
+    node.children = _entries(text, heading.end, end, temporal)
+    return node
+
+
+def _entries(text: str, start: int, end: int, temporal: str) -> list:
+    """Entries: a non-indented line (section references or topic) with its indented body, or a bullet item."""
+    groups: list[list[tuple[int, int]]] = []
+    for line_start, line_end in H.line_spans(text, start, end):
+        line = text[line_start:line_end]
+        if not line.strip():
+            continue
+        indented = line[:1] in (" ", "\t")
+        if _RELEASED.match(line) and not groups:
+            continue
+        continues_paragraph = groups and not indented and not _BULLET.match(line) and _plain_paragraph(text, groups[-1])
+        if indented and groups or continues_paragraph:
+            groups[-1].append((line_start, line_end))
+        else:
+            groups.append([(line_start, line_end)])
+    children, seen, items = [], {}, 0
+    for group in groups:
+        head = text[slice(*group[0])].strip()
+        g_start, g_end = H.trim(text, group[0][0], group[-1][1])
+        body = text[g_start:g_end]
+        role = H.text_role(body, legal=False)
+        if _BULLET.match(head):
+            items += 1
+            key, topic, attributes = f"item {items}", f"Item {items}", {}
+        else:
+            refs = _SECTION_REF.findall(head) if re.fullmatch(r"[\d.,&\s]+(and)?[\d.,&\s]*", head) else []
+            key = head if len(head) <= 60 else head[:57] + "..."
+            topic = f"§ {head}" if refs else key
+            attributes = {"policy_sections": refs} if refs else {"topic": head}
+        children.append(H.Node(H.unique_key(key, seen), topic, g_start, g_end, "change", role=role,
+                               attributes=attributes, temporal=f"{temporal}, {topic}"))
+    return children
+
+
+def _plain_paragraph(text: str, group: list[tuple[int, int]]) -> bool:
+    """True while an entry is an unindented paragraph (no indented body yet): its next line continues it."""
+    unindented = all(text[s:s + 1] not in (" ", "\t") for s, _ in group)
+    return unindented and len(text[slice(*group[-1])]) > 50

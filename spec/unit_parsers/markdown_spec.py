@@ -1,0 +1,117 @@
+"""Specifications exported to Markdown (HTML/DOCX through Docling, or .md files) with numbered headings.
+
+Accepts a Markdown document with at least three numbered ATX headings (``## 4. File syntax``,
+``### 4.1. Single-line values``). Tree: front matter (title, version, notices, abstract), the table of contents
+(a list of links to anchors, a ``navigation`` unit), then sections nested by their numbering. Subsections of a
+section titled ``Fields`` are ``field_definition`` units whose ``defined_term`` is the field name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from right_rag_dagster.core.interfaces import UnitParser
+from right_rag_dagster.core.model import Document, ParsedUnit
+from right_rag_dagster.core.registry import load_helper
+from right_rag_dagster.errors import DocumentRejected
+
+H = load_helper(__file__, "_shared.py")
+
+MIN_SECTIONS = 3
+_HEADING = re.compile(r"^(?P<hashes>#{1,6})[ \t]+(?P<text>\S.*?)[ \t#]*$", re.M)
+_NUMBERED = re.compile(r"^(?P<num>\d+(?:\.\d+)*)\.?[ \t]+(?P<title>\S.*)$")
+_TOC_LINE = re.compile(r"^[ \t]*[-*+][ \t]+\[.*\]\(#[^)]*\)")
+_TOC_TITLE = re.compile(r"^\W*(table of contents|contents)\W*$", re.I)
+_FIELDS = re.compile(r"^fields?$", re.I)
+_VERSION = re.compile(r"\bVersion\s+(\d[\w.]*)", re.I)
+
+
+def _plain(markdown: str) -> str:
+    """Heading text without emphasis, code marks and links: ``**`Format`**`` gives ``Format``."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", markdown)
+    return re.sub(r"[*_`]+", "", text).strip()
+
+
+class MarkdownSpecParser(UnitParser):
+    """Numbered Markdown specifications; rejects Markdown without numbered headings."""
+
+    @property
+    def parser_name(self) -> str:
+        return "markdown-spec"
+
+    def parser_can_handle_document(self, document: Document) -> bool:
+        converted = document.metadata.get("converted_by") == "docling-markdown"
+        markdown_file = Path(document.id).suffix.lower() in {".md", ".markdown"}
+        return not document.page_starts and (converted or markdown_file) and _HEADING.search(document.text) is not None
+
+    def parse_document(self, document: Document) -> Iterable[ParsedUnit]:
+        text = document.text
+        headings = [m for m in _HEADING.finditer(text)]
+        numbered = [(m, _NUMBERED.match(_plain(m.group("text")))) for m in headings]
+        numbered = [(m, n) for m, n in numbered if n]
+        if len(numbered) < MIN_SECTIONS:
+            raise DocumentRejected(document.id, f"Markdown with {len(numbered)} numbered headings (need "
+                                                f"{MIN_SECTIONS}, like '## 1. Introduction'); no section structure")
+        title = _plain(headings[0].group("text"))
+        version = _VERSION.search(text, 0, numbered[0][0].start())
+        info = H.DocumentInfo(title=title, label=f"{title}, {version.group(0)}" if version else title,
+                              parser=self.parser_name)
+        nodes = _front_matter(text, numbered[0][0].start()) + _sections(text, numbered)
+        return [H.to_parsed(document, info, node) for node in nodes]
+
+
+def _front_matter(text: str, end: int) -> list:
+    """Title block and notices, the table of contents (a list of anchor links), and anything after it."""
+    lines = H.line_spans(text, 0, end)
+    toc_lines = [i for i, (s, e) in enumerate(lines) if _TOC_LINE.match(text[s:e])]
+    regions = []
+    if toc_lines:
+        first, last = toc_lines[0], toc_lines[-1]
+        previous = [i for i in range(first) if text[slice(*lines[i])].strip()]
+        if previous and _TOC_TITLE.match(text[slice(*lines[previous[-1]])]):
+            first = previous[-1]
+        regions += [("front matter", "Front matter", 0, lines[first][0], "front_matter", "notice"),
+                    ("contents", "Contents", lines[first][0], lines[last][1], "table_of_contents", "navigation"),
+                    ("after contents", "Front matter (after contents)", lines[last][1], end, "front_matter", None)]
+    else:
+        regions.append(("front matter", "Front matter", 0, end, "front_matter", "notice"))
+    nodes = []
+    for key, topic, start, stop, unit_type, role in regions:
+        start, stop = H.trim(text, start, stop)
+        if stop > start:
+            nodes.append(H.Node(key, topic, start, stop, unit_type, role=role, attributes={"heading": topic}))
+    return nodes
+
+
+def _sections(text: str, numbered: list) -> list:
+    """Sections nested by numbering depth; each runs to the next numbered heading."""
+    items: list[tuple[int, object]] = []
+    titles: dict[str, str] = {}
+    ends = [m.start() for m, _ in numbered[1:]] + [len(text)]
+    for (match, number), region_end in zip(numbered, ends):
+        numbering, title = number.group("num"), number.group("title").strip()
+        titles[numbering] = title
+        depth = len(numbering.split("."))
+        field = depth > 1 and bool(_FIELDS.match(titles.get(numbering.rsplit(".", 1)[0], "")))
+        unit_type = "field_definition" if field else {1: "section", 2: "subsection"}.get(depth, "subsubsection")
+        start, end = H.trim(text, match.start(), region_end)
+        attributes = {"numbering": numbering, "heading": text[match.start():match.end()].strip()}
+        if field:
+            attributes["defined_term"] = title
+        role = "definition" if field else H.heading_role(title)
+        node = H.Node(numbering, f"{numbering}. {title}", start, end, unit_type, role=role, attributes=attributes)
+        items.append((depth, node))
+    roots = H.nest(items)
+    for root in roots:
+        _leaf_roles(text, root)
+    return roots
+
+
+def _leaf_roles(text: str, node) -> None:
+    """A section without subsections and without a role-naming heading takes the role its text shows."""
+    for child in node.children:
+        _leaf_roles(text, child)
+    if not node.children and not node.role:
+        node.role = H.text_role(text[node.start:node.end], legal=False)

@@ -1,0 +1,117 @@
+"""The licence parser on the real GPL, LGPL, Apache and MPL texts (and other licences when the system has them)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from right_rag_dagster.core.coverage import compute_coverage
+from right_rag_dagster.core.model import Document
+from right_rag_dagster.core.units import walk_units
+from right_rag_dagster.errors import DocumentRejected
+
+from .conftest import REPO_ROOT
+from .invariants import check_tree, find_unit
+
+DOCUMENTS = REPO_ROOT / "data" / "documents"
+LICENCES = ["GPL-3.0.txt", "LGPL-3.0.txt", "Apache-2.0.txt", "MPL-2.0.txt"]
+COMMON_LICENSES = Path("/usr/share/common-licenses")
+
+
+@pytest.mark.parametrize("name", LICENCES)
+def test_tree_is_faithful_and_covers_the_text(parse, name: str) -> None:
+    document, units = parse("licence", DOCUMENTS / name)
+    check_tree(document, units)
+    assert compute_coverage(len(document.text), units).coverage_percent >= 95
+
+
+def test_gpl3_has_sections_0_to_17_inside_the_terms(parse) -> None:
+    document, units = parse("licence", DOCUMENTS / "GPL-3.0.txt")
+    terms = find_unit(units, "terms")
+    assert [u.key for u in terms.subunits] == [str(n) for n in range(18)]
+    printed = re.findall(r"(?m)^  (\d+)\. [A-Z]", document.text)  # the section lines, as printed
+    assert printed == [str(n) for n in range(18)]
+    assert find_unit(units, "terms", "6").topic == "6. Conveying Non-Source Forms"
+    assert [u.key for u in find_unit(units, "terms", "6").subunits if u.attributes["unit_type"] == "clause"] == [
+        "(a)", "(b)", "(c)", "(d)", "(e)"]
+    assert [u.key for u in units] == ["title", "preamble", "terms", "How to Apply These Terms to Your New Programs"]
+
+
+def test_gpl3_roles_and_definitions(parse) -> None:
+    _, units = parse("licence", DOCUMENTS / "GPL-3.0.txt")
+    terms = {u.attributes.get("defined_term"): u for u in walk_units(units) if u.attributes.get("defined_term")}
+    expected = {"This License", "covered work", "propagate", "convey", "User Product", "Installation Information"}
+    assert expected <= set(terms)
+    assert terms["User Product"].attributes["role"] == "definition"
+    assert terms["Installation Information"].raw_text.startswith('"Installation Information" for a User Product means')
+    assert find_unit(units, "terms", "8").attributes["role"] == "termination"
+    assert find_unit(units, "terms", "15").attributes["role"] == "disclaimer"
+    assert find_unit(units, "preamble").attributes["role"] == "rationale"
+    offer = find_unit(units, "terms", "6", "(b)")
+    assert "valid for at least three years" in offer.raw_text
+    assert offer.attributes["hierarchy"] == ["TERMS AND CONDITIONS", "6. Conveying Non-Source Forms", "6(b)"]
+    assert offer.attributes["lead_in"].endswith("in one of these ways:")
+
+
+def test_lgpl3_nests_clauses_by_indentation(parse) -> None:
+    _, units = parse("licence", DOCUMENTS / "LGPL-3.0.txt")
+    assert [u.key for u in units if u.attributes["unit_type"] == "section"] == [str(n) for n in range(7)]
+    either = find_unit(units, "4", "(d)")
+    assert [u.key for u in either.subunits] == ["(0)", "(1)"]
+    assert find_unit(units, "4", "(e)").attributes["numbering"] == "4(e)"
+
+
+def test_apache_definitions_and_appendix(parse) -> None:
+    _, units = parse("licence", DOCUMENTS / "Apache-2.0.txt")
+    definitions = find_unit(units, "terms", "1")
+    terms = [u.attributes.get("defined_term") for u in definitions.subunits]
+    assert terms[:3] == ["License", "Licensor", "Legal Entity"] and "Derivative Works" in terms and len(terms) == 10
+    assert find_unit(units, "terms", "2").topic == "2. Grant of Copyright License"
+    assert find_unit(units, "terms", "7").attributes["role"] == "disclaimer"
+    assert units[-1].attributes["unit_type"] == "appendix" and units[-1].attributes["role"] == "procedure"
+
+
+def test_mpl2_numbered_definitions_and_boxed_sections(parse) -> None:
+    _, units = parse("licence", DOCUMENTS / "MPL-2.0.txt")
+    assert [u.key for u in units if u.attributes["unit_type"] == "section"] == [str(n) for n in range(1, 11)]
+    definitions = find_unit(units, "1").subunits
+    assert [u.key for u in definitions] == [f"1.{n}" for n in range(1, 15)]
+    assert find_unit(units, "1", "1.7").attributes["defined_term"] == "Larger Work"
+    disclaimer = find_unit(units, "6")
+    assert disclaimer.topic == "6. Disclaimer of Warranty" and disclaimer.attributes["role"] == "disclaimer"
+    assert not disclaimer.raw_text.startswith("*****")
+    assert [u.attributes["unit_type"] for u in units[-2:]] == ["appendix", "appendix"]
+
+
+def test_rejects_a_licence_without_numbered_sections(spec_registry) -> None:
+    parser = spec_registry.create("unit_parsers", "licence")
+    mit = Document("MIT.txt", "MIT License\n\nCopyright (c) 2024 Someone\n\nPermission is hereby granted, free of "
+                              "charge, to any person obtaining a copy of this software.\n", metadata={"format": "text"})
+    assert parser.parser_can_handle_document(mit)
+    with pytest.raises(DocumentRejected, match="numbered sections"):
+        list(parser.parse_document(mit))
+
+
+def test_does_not_accept_copyright_files_or_pdfs(spec_registry, load_document) -> None:
+    parser = spec_registry.create("unit_parsers", "licence")
+    assert not parser.parser_can_handle_document(Document("pkg.copyright", "GNU GENERAL PUBLIC LICENSE\n"))
+    assert not parser.parser_can_handle_document(load_document(DOCUMENTS / "fhs-3.0.pdf"))
+
+
+@pytest.mark.skipif(not COMMON_LICENSES.is_dir(), reason="needs /usr/share/common-licenses (Debian base-files)")
+@pytest.mark.parametrize("name", ["GPL-2", "LGPL-2.1", "GFDL-1.3", "Artistic", "CC0-1.0", "MPL-1.1"])
+def test_generalizes_to_other_licences(spec_registry, name: str) -> None:
+    path = COMMON_LICENSES / name
+    document = Document(name, path.read_text(encoding="utf-8"), metadata={"format": "text"})
+    parser = spec_registry.create("unit_parsers", "licence")
+    assert parser.parser_can_handle_document(document)
+    from right_rag_dagster.core.units import build_units
+
+    units = build_units(document, parser.parse_document(document), "licence")
+    check_tree(document, units)
+    assert compute_coverage(len(document.text), units).coverage_percent >= 95
+    numbered = [u for u in walk_units(units) if u.attributes["unit_type"] in ("section", "definition")
+                and "." not in u.key and u.key.isdigit()]
+    assert len(numbered) >= 4

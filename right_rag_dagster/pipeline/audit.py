@@ -8,6 +8,8 @@ from typing import Any
 
 import duckdb
 
+from ..core.coverage import merge_ranges
+
 
 @dataclass(frozen=True)
 class AuditReport:
@@ -50,7 +52,8 @@ class AuditReport:
         for row in self.coverage:
             lines.append(f"  {row['document_id']}: {row['coverage_percent']:.2f}% "
                          f"({row['uncovered_chars']} of {row['document_chars']} chars uncovered, "
-                         f"{row['units_total']} units, parser {row['parser']})")
+                         f"{row['units_total']} units, parser {row['parser']}; page furniture "
+                         f"{row['furniture_chars']} chars, contents/index {row['navigation_chars']} chars)")
         if not self.coverage:
             lines.append("  (none)")
         lines += ["", f"fallback parser used: {'yes' if self.fallback_parser_used else 'no'}"]
@@ -61,10 +64,29 @@ class AuditReport:
         out += [f"| {n} | {c} |" for n, c in self.documents_by_parser.items()]
         out += ["", "| rejected document | status | reason |", "|---|---|---|"]
         out += [f"| {r['document_id']} | {r['status']} | {r['reason'].replace('|', '/')} |" for r in self.rejected]
-        out += ["", "| document | parser | coverage % | units |", "|---|---|---|---|"]
-        out += [f"| {r['document_id']} | {r['parser']} | {r['coverage_percent']:.2f} | {r['units_total']} |"
-                for r in self.coverage]
+        out += ["", "| document | parser | coverage % | units | furniture chars | contents/index chars |",
+                "|---|---|---|---|---|---|"]
+        out += [f"| {r['document_id']} | {r['parser']} | {r['coverage_percent']:.2f} | {r['units_total']} | "
+                f"{r['furniture_chars']} | {r['navigation_chars']} |" for r in self.coverage]
         return "\n".join(out)
+
+
+def _excluded_chars(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[int, int]]:
+    """Per document: page furniture inside unit spans (parsers report it as the ``furniture_chars`` attribute)
+    and characters of navigation units (table of contents, index), which count as covered but are not content."""
+    out: dict[str, tuple[int, int]] = {}
+    furniture = dict(con.execute(
+        "SELECT document_id, sum(coalesce(TRY_CAST(json_extract(attributes, '$.furniture_chars') AS BIGINT), 0)) "
+        "FROM units WHERE active GROUP BY document_id").fetchall())
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for document_id, start, end in con.execute(
+            "SELECT document_id, source_start, source_end FROM units WHERE active AND role = 'navigation' "
+            "AND source_start IS NOT NULL").fetchall():
+        spans.setdefault(document_id, []).append((start, end))
+    for document_id in set(furniture) | set(spans):
+        navigation = sum(end - start for start, end in merge_ranges(spans.get(document_id, [])))
+        out[document_id] = (int(furniture.get(document_id) or 0), navigation)
+    return out
 
 
 def build_audit_report(con: duckdb.DuckDBPyConnection) -> AuditReport:
@@ -86,8 +108,10 @@ def build_audit_report(con: duckdb.DuckDBPyConnection) -> AuditReport:
                 for r in con.execute(
                     "SELECT document_id, parser, coverage_percent, covered_chars, uncovered_chars, document_chars, "
                     "units_total, units_with_source_span, units_by_type FROM coverage ORDER BY document_id").fetchall()]
+    excluded = _excluded_chars(con)
     for row in coverage:
         row["units_by_type"] = json.loads(row["units_by_type"] or "{}")
+        row["furniture_chars"], row["navigation_chars"] = excluded.get(row["document_id"], (0, 0))
     default_docs = [r[0] for r in con.execute(
         "SELECT DISTINCT document_id FROM units WHERE parser = 'default' ORDER BY 1").fetchall()]
     default_chunks = con.execute("SELECT count(*) FROM chunks WHERE chunker = 'default'").fetchone()[0]

@@ -10,6 +10,7 @@ import dagster as dg
 from ..project import Project
 from .defs.automation import documents_folder_sensor, refresh_indexes_after_documents, rescan_documents_schedule
 from .defs.documents import build_document_assets, plugin_specs
+from .defs.evaluation import build_evaluation_assets
 from .defs.jobs import index_documents_job, refresh_indexes_job
 from .defs.reports import build_report_assets
 from .defs.search import build_search_assets
@@ -26,8 +27,9 @@ def build_definitions(project: Project | None = None) -> dg.Definitions:
     document_assets = build_document_assets(project)
     search_assets = build_search_assets(project, [c.name for c in chunkers])
     report_assets, report_checks = build_report_assets(project, unit_keys, chunk_keys)
+    evaluation_assets = build_evaluation_assets(project, [c.name for c in chunkers])
     return dg.Definitions(
-        assets=[document_assets, *report_assets, *search_assets],
+        assets=[document_assets, *report_assets, *search_assets, *evaluation_assets],
         asset_checks=report_checks,
         jobs=[index_documents_job, refresh_indexes_job],
         sensors=[documents_folder_sensor, refresh_indexes_after_documents],

@@ -1,16 +1,79 @@
-"""`right-rag query` (placeholder registration until its issue lands)."""
+"""``right-rag query "question"``: an answer with numbered citations (file, page, section path, span, score).
+
+Imports only the retrieval and RAG layers (never Dagster), and reads the store through short read-only
+connections that wait while an index run is writing.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 
-from ..errors import RightRagError
+DESCRIPTION = """\
+Answer a question from the indexed documents. Defaults come from [right-rag.retrieval] in right_rag.toml
+(chunker, retriever, k, embedder, generator, flow); the chunker defaults to the first non-default chunk parser
+that has chunks. The default generator is extractive (no model): it quotes the best evidence with [n]
+citations, or says "Not found in the documents."."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("query", help="(query: not available yet)")
+    parser = subparsers.add_parser("query", help="answer a question with citations",
+                                   description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("question", help="the question, in quotes")
+    parser.add_argument("--k", type=int, default=None, help="chunks to retrieve (default: settings, else 5)")
+    parser.add_argument("--retriever", default=None,
+                        help="bm25, dense, hybrid or a spec/retrievers plugin (default: settings, else bm25)")
+    parser.add_argument("--chunker", default=None, help="chunk parser whose index to search")
+    parser.add_argument("--flow", default=None, help="RAG flow: simple or adaptive (default: settings, else simple)")
+    parser.add_argument("--filter", action="append", default=[], metavar="KEY=VALUE", dest="filters",
+                        help="only chunks with this document, unit_type, role, section or attribute value "
+                             "(repeatable; repeating a key means any of its values)")
+    parser.add_argument("--generator", default=None,
+                        help="extractive, ollama:<model> or openai:<model> (default: settings, else extractive)")
+    parser.add_argument("--expand", action="store_true", help="return a whole unit when several of its chunks match")
+    parser.add_argument("--trace", action="store_true", help="show every step of the flow with timings")
+    parser.add_argument("--json", action="store_true", help="print answer, hits and trace as JSON")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise RightRagError("'right-rag query' is not available in this build yet")
+    from ..project import Project
+    from ..rag import query
+    from ..retrieval.filters import parse_filters
+
+    project = Project.load(args.project)
+    answer = query(project, args.question, k=args.k, retriever=args.retriever, chunker=args.chunker,
+                   flow=args.flow, filters=parse_filters(args.filters), generator=args.generator,
+                   trace=args.trace or args.json, expand=args.expand or None)
+    if args.json:
+        print(json.dumps(answer.to_json(), indent=2, ensure_ascii=False))
+    else:
+        print(format_answer(answer, show_trace=args.trace))
+    return 0
+
+
+def format_answer(answer, show_trace: bool = False) -> str:  # noqa: ANN001 (rag.Answer, imported lazily)
+    """The answer, then one line per citation: [n] file, p. label, section path, chars a-b, score."""
+    lines = [answer.text, ""]
+    cited = answer.citations or ()
+    if cited:
+        lines.append("Citations:")
+        lines.extend(f"  [{citation.number}] {_hit_line(citation.hit)}" for citation in cited)
+    elif answer.hits:
+        lines.append("Closest passages (not cited):")
+        lines.extend(f"  {hit.rank}. {_hit_line(hit)}" for hit in answer.hits[:3])
+    s = answer.settings
+    lines.append(f"\n({s['chunker']} chunks, {s['retriever']}, k={s['k']}, {answer.flow} flow, {s['generator']})")
+    if show_trace and answer.trace:
+        lines.append("\nTrace:")
+        for step in answer.trace["steps"]:
+            outputs = {k: v for k, v in step["outputs"].items() if k not in ("hits", "order")}
+            lines.append(f"  {step['step']:<15} {step['seconds'] * 1000:8.1f} ms  {json.dumps(outputs, ensure_ascii=False)[:160]}")
+    return "\n".join(lines)
+
+
+def _hit_line(hit) -> str:  # noqa: ANN001
+    from ..rag.prompts import source_line
+
+    span = f"chars {hit.source_start}-{hit.source_end}" if hit.source_start is not None else "no span"
+    return f"{source_line(hit)}, {span}, score {hit.score:.3f}"

@@ -12,7 +12,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import duckdb
-import pandas as pd
 
 _COLUMNS: dict[str, list[str]] = {}
 
@@ -30,6 +29,8 @@ def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Seque
     """Insert many rows at once through a DataFrame (object dtype keeps None, lists and JSON text intact)."""
     if not rows:
         return
+    import pandas as pd  # lazily: importing pandas costs ~0.45 s of every CLI start (right-rag query)
+
     frame = pd.DataFrame(list(rows), columns=table_columns(con, table), dtype=object)
     con.register("_rows", frame)
     try:

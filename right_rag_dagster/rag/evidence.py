@@ -1,0 +1,80 @@
+"""How much of a question a passage covers: the share of the question's content terms (stemmed) it contains.
+
+Used by the extractive generator (which sentences answer), the rerank step and the adaptive flow's evidence
+check. Content terms are the question's tokens minus stopwords and question words, stemmed like BM25's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from ..retrieval.bm25_search import stem_tokens
+from ..retrieval.hits import Hit
+from ..retrieval.tables import literal
+from ..retrieval.tokenize import tokenize
+from ..store import Store
+
+STOPWORDS = frozenset("""
+a about above after again against all am an and any are as at be because been before being below between both
+but by can could did do does doing down during each few for from further had has have having he her here hers
+herself him himself his how i if in into is it its itself just me more most must my myself no nor not now of off
+on once only or other our ours ourselves out over own same shall she should so some such than that the their
+theirs them themselves then there these they this those through to too under until up very was we were what when
+where which while who whom why will with would you your yours yourself yourselves s t
+may might says say said tell explain describe mean means meaning according document documents give list
+คือ อะไร อย่างไร ไหม หรือไม่ ที่ ของ และ ใน ได้ ให้ ว่า การ ความ เป็น มี ไม่ จะ กับ แก่ โดย ซึ่ง หรือ
+""".split())
+
+
+def content_terms(text: str) -> list[str]:
+    """Distinct stems of the tokens of ``text`` that are not stopwords or question words."""
+    return stem_tokens([t for t in tokenize(text) if t not in STOPWORDS])
+
+
+def coverage(question_terms: Iterable[str], passage_terms: set[str]) -> float:
+    """Share (0..1) of the question's content terms present in a passage's term set."""
+    terms = list(question_terms)
+    if not terms:
+        return 0.0
+    return sum(term in passage_terms for term in terms) / len(terms)
+
+
+def document_passages(store: Store, hits: Sequence[Hit]) -> dict[str, tuple[str, int]]:
+    """``chunk_id -> (document text under the hit's span, span start)`` for hits that have a span."""
+    spans = [(h.chunk_id, h.document_id, h.source_start, h.source_end) for h in hits
+             if h.source_start is not None and h.source_end is not None and h.source_end > h.source_start]
+    if not spans:
+        return {}
+    chunk_ids, documents, starts, ends = (literal(list(column)) for column in zip(*spans))
+    with store.read() as con:
+        rows = con.execute(
+            f"SELECT s.chunk_id, substr(d.text, s.a + 1, s.b - s.a), s.a FROM (SELECT unnest({chunk_ids}) AS chunk_id, "
+            f"unnest({documents}) AS document_id, unnest({starts}) AS a, unnest({ends}) AS b) AS s "
+            "JOIN documents AS d USING (document_id)").fetchall()
+    return {chunk_id: (text, start) for chunk_id, text, start in rows if text}
+
+
+def passage_terms(text: str) -> set[str]:
+    return set(stem_tokens(tokenize(text)))
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+(?=[\"'(\[]?[A-Z0-9\u0e00-\u0e7f])|\n\s*\n|\n(?=\s*(?:[-*•]|\(?\w{1,3}[.)])\s)")
+
+
+def sentences(text: str) -> list[tuple[int, int]]:
+    """Character spans of the sentences (or list items, paragraphs) of ``text``, whitespace trimmed."""
+    spans = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        spans.append((start, match.start()))
+        start = match.end()
+    spans.append((start, len(text)))
+    out = []
+    for a, b in spans:
+        piece = text[a:b]
+        lead = len(piece) - len(piece.lstrip())
+        trimmed = piece.strip()
+        if trimmed:
+            out.append((a + lead, a + lead + len(trimmed)))
+    return out

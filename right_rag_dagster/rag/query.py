@@ -1,0 +1,76 @@
+"""``query``: answer a question from a project (or a bare store) with one RAG flow, with citations and a trace."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.registry import Registry
+from ..retrieval.embedders import Embedder, make_embedder
+from ..retrieval.settings import RetrievalSettings, default_chunker
+from ..store import Store
+from .flows import FlowContext, get_flow
+from .generators import Generator, make_generator
+from .model import Answer
+from .trace import Trace
+
+
+def query(project_or_store: Any, question: str, *, k: int | None = None, retriever: str | None = None,
+          chunker: str | None = None, flow: str | None = None, filters: dict[str, Any] | None = None,
+          generator: Generator | str | Any = None, trace: bool = False, embedder: Embedder | str | Any = None,
+          expand: bool | None = None, reranker: str | None = None) -> Answer:
+    """Answer ``question``: retrieve from the store, generate with citations [n], record the flow's trace.
+
+    ``project_or_store`` is a ``Project`` (its ``[right-rag.retrieval]`` settings give the defaults and its
+    ``spec/retrievers`` the plugins), a ``Store``, or a path to a store file. ``trace=True`` puts every
+    step (inputs, outputs, scores, timings) and the flow's graph into ``Answer.trace``.
+    """
+    store, settings, registry = _resolve(project_or_store)
+    chosen_retriever = retriever or settings.retriever
+    context = FlowContext(
+        store=store,
+        chunker=chunker or settings.chunker or default_chunker(store),
+        retriever=chosen_retriever,
+        k=k or settings.k,
+        generator=make_generator(generator if generator is not None else settings.generator,
+                                 url=settings.generator_url, store=store),
+        filters=filters or None,
+        embedder=make_embedder(embedder if embedder is not None else settings.embedder, url=settings.embedder_url),
+        registry=registry,
+        expand=settings.expand if expand is None else expand,
+        reranker=reranker or settings.reranker,
+        retriever_chosen=retriever is not None,
+        options={"weights": settings.weights} if settings.weights else {},
+    )
+    runner = get_flow(flow or settings.flow)
+    recorder = Trace(runner.graph())
+    hits, generated = runner.run(question, context, recorder)
+    return Answer(
+        question=question, text=generated.text, found=generated.found, hits=tuple(hits),
+        citations=generated.citations, flow=runner.name,
+        settings={"chunker": context.chunker, "retriever": context.retriever, "k": context.k,
+                  "generator": context.generator.generator_name, "reranker": context.reranker,
+                  "embedder": context.embedder.identity if context.embedder else None},
+        trace=recorder.to_json() if trace else None,
+    )
+
+
+def _resolve(target: Any) -> tuple[Store, RetrievalSettings, Registry | None]:
+    if isinstance(target, Store):
+        return target, RetrievalSettings(), None
+    if isinstance(target, (str, bytes)) or hasattr(target, "__fspath__"):
+        return Store(target), RetrievalSettings(), None
+    settings = RetrievalSettings.from_dict(getattr(target, "retrieval", {}))
+    return Store(target.store_path), settings, retriever_registry(target)
+
+
+def retriever_registry(project: Any) -> Registry | None:
+    """The project's registry when it has ``spec/retrievers`` plugins (discovery costs start-up time)."""
+    folder = project.spec_dir / "retrievers"
+    if not folder.is_dir() or not any(folder.rglob("*.py")):
+        return None
+    from ..core.registry import build_registry
+    from ..retrieval import retrievers  # noqa: F401  (registers the "retrievers" plugin kind)
+
+    registry = project.registry
+    # a registry built before the kind was registered has no retrievers: discover again
+    return registry if "retrievers" in registry.plugins else build_registry(project.spec_dir)

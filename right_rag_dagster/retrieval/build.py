@@ -1,0 +1,117 @@
+"""``build_search_index``: bring one chunker's BM25 (and dense) index in line with its rows in ``chunks``.
+
+Plan, then apply: chunk texts are read and tokenized/embedded outside any write transaction (embedding can
+take minutes), then the changes go in with one short write. Nothing changed means no write at all.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+import numpy as np
+
+from ..store import Store
+from .bm25_index import Bm25Plan, apply_bm25, plan_bm25
+from .dense_index import HNSW_THRESHOLD, DensePlan, apply_dense, plan_dense
+from .embedders import Embedder, make_embedder
+from .extensions import load_extension
+from .indexed_text import INDEXED_TEXT_VERSION, indexed_text, text_hash
+from .tables import Connection, literal, read_state
+from .tokenize import TOKENIZER_VERSION
+
+
+def chunk_texts(con: Connection, chunker: str) -> list[tuple[str, str, str]]:
+    """``(chunk_id, text_hash, indexed_text)`` of every chunk of ``chunker``, in document order."""
+    rows = con.execute("SELECT chunk_id, section_path, fulltext FROM chunks WHERE chunker = ? "
+                       "ORDER BY document_id, ordinal", [chunker]).fetchall()
+    out = []
+    for chunk_id, section_path, fulltext in rows:
+        text = indexed_text(section_path, fulltext)
+        out.append((chunk_id, text_hash(text), text))
+    return out
+
+
+def build_search_index(store: Store, chunker: str, embedder: Embedder | str | Any = None, *,
+                       hnsw_threshold: int = HNSW_THRESHOLD) -> dict[str, Any]:
+    """(Re)build or update the BM25 index of ``chunker`` and, with an ``embedder``, its dense vectors.
+
+    Returns statistics for Dagster metadata: chunks indexed, tokens, terms, chunks re-tokenized/embedded,
+    chunks removed, seconds, the embedder's identity and dimensions, whether HNSW is used, ``changed``.
+    """
+    started = time.perf_counter()
+    embedder = make_embedder(embedder)
+    stats: dict[str, Any] = {"chunker": chunker, "embedder": embedder.identity if embedder else None,
+                             "chunks_tokenized": 0, "chunks_removed": 0, "chunks_embedded": 0, "changed": False}
+    store.ensure()
+    with store.read() as con:
+        fingerprint = chunks_fingerprint(con, chunker)
+        plans = None
+        if not _up_to_date(con, chunker, fingerprint, embedder, hnsw_threshold):
+            texts = chunk_texts(con, chunker)
+            plans = (plan_bm25(con, chunker, texts, fingerprint),
+                     plan_dense(con, chunker, texts, embedder, fingerprint, hnsw_threshold) if embedder else None)
+        else:
+            stats.update(stored_stats(con, chunker))
+    if plans is not None:
+        bm25, dense = plans
+        vectors = embedder.embed([row[2] for row in dense.embed]) if dense is not None and dense.embed else None
+        _apply(store, bm25, dense, vectors, hnsw_threshold, started)
+        stats.update(chunks_tokenized=len(bm25.insert), chunks_removed=len(bm25.remove),
+                     chunks_embedded=len(dense.embed) if dense else 0, changed=True)
+        with store.read() as con:
+            stats.update(stored_stats(con, chunker))
+    stats["seconds"] = round(time.perf_counter() - started, 3)
+    return stats
+
+
+def chunks_fingerprint(con: Connection, chunker: str) -> str:
+    """A cheap fingerprint of what would be indexed (computed in DuckDB, no text leaves it): when it matches
+    the one stored at the last build, nothing needs to be read, tokenized or embedded."""
+    count, digest = con.execute(f"SELECT count(*), bit_xor(hash(chunk_id, section_path, fulltext)) FROM chunks "
+                                f"WHERE chunker = {literal(chunker)}").fetchone()
+    return f"{INDEXED_TEXT_VERSION}:{count}:{digest}"
+
+
+def _up_to_date(con: Connection, chunker: str, fingerprint: str, embedder: Embedder | None,
+                hnsw_threshold: int) -> bool:
+    bm25 = read_state(con, chunker, "bm25")
+    if bm25 is None or bm25.model != TOKENIZER_VERSION or bm25.details.get("fingerprint") != fingerprint:
+        return False
+    if embedder is None:
+        return True
+    dense = read_state(con, chunker, "dense")
+    return (dense is not None and dense.model == embedder.identity
+            and dense.details.get("fingerprint") == fingerprint
+            and bool(dense.details.get("hnsw")) == (dense.chunks >= hnsw_threshold))
+
+
+def _apply(store: Store, bm25: Bm25Plan, dense: DensePlan | None, vectors: np.ndarray | None,
+           hnsw_threshold: int, started: float) -> None:
+    """Write both plans in one transaction; checkpoint with ``vss`` loaded when HNSW changed (see dense_index)."""
+    build_id = uuid.uuid4().hex
+    hnsw = False
+    with store.write() as con:  # the fingerprint differs, so at least a state row changes
+        if bm25.changed:
+            apply_bm25(con, bm25, build_id, time.perf_counter() - started)
+        if dense is not None and dense.changed:
+            matrix = vectors if vectors is not None else np.zeros((0, 0), dtype=np.float32)
+            result = apply_dense(con, dense, matrix, build_id, time.perf_counter() - started, hnsw_threshold)
+            hnsw = dense.rows_changed and (dense.had_hnsw or bool(result["hnsw"]))
+    if hnsw:
+        store.checkpoint(prepare=lambda con: load_extension(con, "vss"))
+
+
+def stored_stats(con: Connection, chunker: str) -> dict[str, Any]:
+    """What the stored indexes of ``chunker`` hold: indexed chunks, tokens, terms, vector size, HNSW."""
+    stats: dict[str, Any] = {"chunks": 0, "chunks_indexed": 0, "tokens": 0, "terms": 0}
+    stats["chunks"] = con.execute(f"SELECT count(*) FROM chunks WHERE chunker = {literal(chunker)}").fetchone()[0]
+    bm25 = read_state(con, chunker, "bm25")
+    if bm25 is not None:
+        stats.update(chunks_indexed=bm25.chunks, tokens=bm25.tokens, terms=bm25.details.get("terms", 0))
+    dense = read_state(con, chunker, "dense")
+    if dense is not None:
+        stats.update(vectors=dense.chunks, dimensions=dense.dimensions, hnsw=bool(dense.details.get("hnsw")),
+                     stored_embedder=dense.model)
+    return stats

@@ -1,0 +1,69 @@
+"""The chunks of one chunker held in memory: what hits are made of and what filters look at.
+
+Loaded straight from the ``chunks`` table, so a search can only ever return rows that exist there now.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from .hits import Hit
+from .tables import Connection, literal
+
+COLUMNS = ("chunk_id", "document_id", "unit_id", "fulltext", "source_start", "source_end", "page_start",
+           "page_end", "page_label_start", "page_label_end", "section_path", "unit_type", "role", "attributes")
+_ATTRIBUTES = COLUMNS.index("attributes")
+_SECTION = COLUMNS.index("section_path")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A retriever's result before it becomes a ``Hit``: a chunk id, its score and how the score was made."""
+
+    chunk_id: str
+    score: float
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class ChunkTable:
+    """Rows of ``chunks`` for one chunker, in document order, with an index by chunk id."""
+
+    def __init__(self, chunker: str, rows: list[tuple]) -> None:
+        self.chunker = chunker
+        self.rows = rows
+        self.row_of = {row[0]: i for i, row in enumerate(rows)}
+        self._attributes: list[dict[str, Any]] | None = None
+
+    @classmethod
+    def load(cls, con: Connection, chunker: str) -> ChunkTable:
+        rows = con.execute(f"SELECT {', '.join(COLUMNS)} FROM chunks WHERE chunker = {literal(chunker)} "
+                           "ORDER BY document_id, ordinal").fetchall()
+        return cls(chunker, rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def column(self, name: str) -> list[Any]:
+        index = COLUMNS.index(name)
+        return [row[index] for row in self.rows]
+
+    def attributes(self) -> list[dict[str, Any]]:
+        """Every row's attributes, parsed once (only filters on attributes need them all)."""
+        if self._attributes is None:
+            self._attributes = [json.loads(row[_ATTRIBUTES] or "{}") for row in self.rows]
+        return self._attributes
+
+    def section_paths(self) -> list[tuple[str, ...]]:
+        return [tuple(json.loads(row[_SECTION] or "[]")) for row in self.rows]
+
+    def hit(self, candidate: Candidate, rank: int, retriever: str) -> Hit:
+        row = self.rows[self.row_of[candidate.chunk_id]]
+        return Hit(
+            rank=rank, chunk_id=row[0], chunker=self.chunker, document_id=row[1], unit_id=row[2], text=row[3],
+            score=float(candidate.score), source_start=row[4], source_end=row[5], page_start=row[6],
+            page_end=row[7], page_label_start=row[8], page_label_end=row[9],
+            section_path=tuple(json.loads(row[10] or "[]")), attributes=json.loads(row[13] or "{}"),
+            retriever=retriever, details=dict(candidate.details),
+        )

@@ -1,0 +1,111 @@
+"""Build one chunker's dense index: FLOAT[n] vectors in DuckDB with the embedding model's identity.
+
+Only chunks whose indexed text changed are embedded again; a different model re-embeds everything. Past
+``hnsw_threshold`` vectors an HNSW index (``vss`` extension, cosine) is kept so queries need not scan them all.
+A write-ahead log holding HNSW changes cannot be replayed by a connection without ``vss`` (every other
+part of right-rag), so ``build_search_index`` checkpoints with ``vss`` loaded right after such a change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .embedders import Embedder
+from .extensions import load_extension
+from .tables import Connection, IndexState, IndexTables, delete_state, read_state, table_exists, write_state
+
+HNSW_THRESHOLD = 100_000
+
+
+@dataclass(frozen=True)
+class DensePlan:
+    """Chunks to embed (id, hash, text) and chunk ids to drop; ``full_rebuild`` when the model changed."""
+
+    tables: IndexTables
+    identity: str
+    remove: tuple[str, ...]
+    embed: tuple[tuple[str, str, str], ...]
+    full_rebuild: bool
+    dimensions: int | None
+    hnsw_stale: bool = False  # the index crossed the HNSW threshold (either way) since it was built
+    had_hnsw: bool = False
+    fingerprint: str = ""  # of the chunks this plan was made from (see build.chunks_fingerprint)
+    stale_fingerprint: bool = False
+
+    @property
+    def rows_changed(self) -> bool:
+        return self.full_rebuild or bool(self.remove or self.embed) or self.hnsw_stale
+
+    @property
+    def changed(self) -> bool:
+        return self.rows_changed or self.stale_fingerprint
+
+
+def plan_dense(con: Connection, chunker: str, texts: Sequence[tuple[str, str, str]], embedder: Embedder,
+               fingerprint: str = "", hnsw_threshold: int = HNSW_THRESHOLD) -> DensePlan:
+    """Compare ``(chunk_id, text_hash, indexed_text)`` rows with the stored vectors of this model."""
+    tables = IndexTables(chunker)
+    state = read_state(con, chunker, "dense")
+    full = state is None or state.model != embedder.identity or not table_exists(con, tables.dense)
+    stored = {} if full else dict(con.execute(f"SELECT chunk_id, text_hash FROM {tables.dense}").fetchall())
+    current = {chunk_id for chunk_id, _, _ in texts}
+    embed = tuple(row for row in texts if stored.get(row[0]) != row[1])
+    remove = tuple(chunk_id for chunk_id in stored if chunk_id not in current)
+    had_hnsw = state is not None and bool(state.details.get("hnsw"))
+    hnsw_stale = not full and had_hnsw != (len(texts) >= hnsw_threshold)
+    stale = state is not None and state.details.get("fingerprint") != fingerprint
+    return DensePlan(tables, embedder.identity, remove, embed, full, None if full else state.dimensions, hnsw_stale,
+                     had_hnsw, fingerprint, stale)
+
+
+def apply_dense(con: Connection, plan: DensePlan, vectors: np.ndarray, build_id: str, seconds: float,
+                hnsw_threshold: int = HNSW_THRESHOLD) -> dict[str, int | bool]:
+    """Write the new vectors (``vectors[i]`` belongs to ``plan.embed[i]``) and refresh the HNSW index."""
+    t = plan.tables
+    dims = int(vectors.shape[1]) if len(plan.embed) else plan.dimensions
+    if plan.full_rebuild:
+        con.execute(f"DROP TABLE IF EXISTS {t.dense}")
+    if dims is None:  # nothing to embed and nothing stored: an empty index
+        delete_state(con, t.chunker, "dense")
+        return {"chunks": 0, "dimensions": 0, "hnsw": False}
+    if plan.rows_changed:
+        hnsw = _write_vectors(con, plan, vectors, dims, hnsw_threshold)
+    else:
+        hnsw = plan.had_hnsw
+    rows = int(con.execute(f"SELECT count(*) FROM {t.dense}").fetchone()[0])
+    write_state(con, IndexState(t.chunker, "dense", t.dense, plan.identity, dims, rows, None, build_id,
+                                {"hnsw": hnsw, "metric": "cosine", "fingerprint": plan.fingerprint}), seconds)
+    return {"chunks": rows, "dimensions": dims, "hnsw": hnsw}
+
+
+def _write_vectors(con: Connection, plan: DensePlan, vectors: np.ndarray, dims: int, hnsw_threshold: int) -> bool:
+    t = plan.tables
+    load_extension(con, "vss")
+    con.execute("SET hnsw_enable_experimental_persistence = true")
+    con.execute(f"DROP INDEX IF EXISTS {t.hnsw}")
+    con.execute(f"CREATE TABLE IF NOT EXISTS {t.dense} (chunk_id VARCHAR NOT NULL, text_hash VARCHAR NOT NULL, "
+                f"vector FLOAT[{dims}] NOT NULL)")
+    gone = list(plan.remove) + [row[0] for row in plan.embed]
+    if gone:
+        con.execute(f"DELETE FROM {t.dense} WHERE chunk_id IN (SELECT unnest(?::VARCHAR[]))", [gone])
+    if plan.embed:
+        con.execute(f"INSERT INTO {t.dense} SELECT unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), "
+                    f"unnest(?::FLOAT[{dims}][])",
+                    [[row[0] for row in plan.embed], [row[1] for row in plan.embed], vectors.tolist()])
+    rows = int(con.execute(f"SELECT count(*) FROM {t.dense}").fetchone()[0])
+    if rows < hnsw_threshold:
+        return False
+    con.execute(f"CREATE INDEX {t.hnsw} ON {t.dense} USING HNSW (vector) WITH (metric = 'cosine')")
+    return True
+
+
+def drop_dense(con: Connection, chunker: str) -> None:
+    """Remove a chunker's vectors (and their HNSW index and state row)."""
+    t = IndexTables(chunker)
+    if table_exists(con, t.dense):
+        load_extension(con, "vss")
+        con.execute(f"DROP TABLE {t.dense}")
+    delete_state(con, chunker, "dense")

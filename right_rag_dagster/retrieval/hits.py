@@ -1,0 +1,47 @@
+"""``Hit``: one search result, a chunk row of the store with its rank, score and citation fields."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A retrieved chunk. Spans are offsets in the document text; pages are physical numbers and labels.
+
+    ``details`` says how the score was made (the retriever's components, e.g. each ranking's rank in hybrid).
+    """
+
+    rank: int
+    chunk_id: str
+    chunker: str
+    document_id: str
+    unit_id: str
+    text: str
+    score: float
+    source_start: int | None
+    source_end: int | None
+    page_start: int | None
+    page_end: int | None
+    page_label_start: str | None
+    page_label_end: str | None
+    section_path: tuple[str, ...]
+    attributes: dict[str, Any] = field(default_factory=dict)
+    retriever: str = ""
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def pages(self) -> str:
+        """Printed page label(s), e.g. ``26`` or ``26-27`` (empty when the document has no pages)."""
+        if not self.page_label_start:
+            return ""
+        if self.page_label_end and self.page_label_end != self.page_label_start:
+            return f"{self.page_label_start}-{self.page_label_end}"
+        return self.page_label_start
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON value for ``--json`` output: ``document`` for the document id, section path as a list."""
+        data = asdict(self)
+        data["section_path"] = list(self.section_path)
+        return {"document": data.pop("document_id"), **data}

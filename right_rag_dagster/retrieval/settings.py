@@ -1,0 +1,64 @@
+"""``[right-rag.retrieval]`` settings of ``right_rag.toml`` and the defaults used when a setting is absent.
+
+Example::
+
+    [right-rag.retrieval]
+    chunker = "domain"           # default: the first non-default chunker that has chunks, else "default"
+    retriever = "hybrid"         # bm25 | dense | hybrid | a spec/retrievers plugin
+    k = 5
+    embedder = "minilm"          # minilm | hashing[:dims] | ollama:<model> | openai:<model>
+    generator = "extractive"     # extractive | ollama:<model> | openai:<model>
+    generator_url = "http://127.0.0.1:8080/v1"
+    flow = "simple"              # simple | adaptive
+    weights = { bm25 = 1.0, dense = 0.5 }
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from ..errors import ConfigError
+from ..store import Store
+from .embedders import Embedder, make_embedder
+
+
+@dataclass(frozen=True)
+class RetrievalSettings:
+    """Query defaults; every field may be overridden per call."""
+
+    chunker: str | None = None
+    retriever: str = "bm25"
+    k: int = 5
+    embedder: str | None = None
+    embedder_url: str | None = None
+    generator: str = "extractive"
+    generator_url: str | None = None
+    flow: str = "simple"
+    reranker: str = "none"
+    expand: bool = False
+    weights: dict[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any] | None) -> RetrievalSettings:
+        values = dict(values or {})
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ConfigError(f"unknown keys in [right-rag.retrieval]: {unknown}; known: {sorted(known)}")
+        if "k" in values and (not isinstance(values["k"], int) or values["k"] < 1):
+            raise ConfigError(f"[right-rag.retrieval] k must be a positive integer, got {values['k']!r}")
+        return cls(**values)
+
+
+def default_chunker(store: Store) -> str:
+    """The first chunker (by name) other than ``default`` that has chunks in the store, else ``default``."""
+    with store.read() as con:
+        names = [row[0] for row in con.execute("SELECT DISTINCT chunker FROM chunks ORDER BY chunker").fetchall()]
+    return next((name for name in names if name != "default"), "default")
+
+
+def embedder_for_project(project: Any) -> Embedder | None:
+    """The embedder named by a project's ``[right-rag.retrieval]`` settings (None: BM25 only)."""
+    settings = RetrievalSettings.from_dict(getattr(project, "retrieval", {}))
+    return make_embedder(settings.embedder, url=settings.embedder_url)

@@ -1,0 +1,70 @@
+"""The one tokenizer of BM25, run on chunk text at index time and on questions at query time.
+
+DuckDB's fts tokenizer keeps only ``a-z`` runs, which loses section numbers (``4.9.1``), identifiers
+(``DEB_BUILD_OPTIONS``) and every Thai word. So tokens are made here and fts indexes the space-joined result:
+Thai runs are segmented with PyThaiNLP's dictionary segmenter (``newmm``), Thai digits become ASCII digits,
+compounds keep their whole form and add their parts (``deb_build_options deb build options``), and dotted
+numbers add their parents (``4.9.1 4.9``). fts then only stems (Porter) and drops English stopwords.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+TOKENIZER_VERSION = "rr-tok-1"
+"""Part of every BM25 index's identity: change it when tokens change, so indexes are rebuilt."""
+
+_THAI_DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙", "0123456789")
+_SEPARATORS = "._-/:+@"
+_W = r"[^\W\u0e00-\u0e7f]"  # a word character that is not Thai
+_TOKEN = re.compile(rf"(?P<thai>[\u0e00-\u0e7f]+)|(?P<word>{_W}+(?:[._\-/:+@]{_W}+)*)")
+_PARTS = re.compile(r"[._\-/:+@]")
+_DOTTED_NUMBER = re.compile(r"\d+(?:\.\d+)+")
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased tokens of ``text`` in order (compounds followed by their parts)."""
+    text = unicodedata.normalize("NFKC", text).casefold().translate(_THAI_DIGITS)
+    tokens: list[str] = []
+    for match in _TOKEN.finditer(text):
+        if match.group("thai") is not None:
+            tokens.extend(_thai_words(match.group("thai")))
+        else:
+            tokens.extend(_word_tokens(match.group("word")))
+    return tokens
+
+
+def token_text(text: str) -> str:
+    """The pre-tokenized form stored in the BM25 table and sent as the fts query: tokens joined by spaces."""
+    return " ".join(tokenize(text))
+
+
+def _word_tokens(word: str) -> list[str]:
+    if not word.isascii():
+        word = _strip_accents(word)
+    if not any(sep in word for sep in _SEPARATORS):
+        return [word]
+    if _DOTTED_NUMBER.fullmatch(word):
+        parts = word.split(".")
+        return [".".join(parts[:n]) for n in range(len(parts), 1, -1)]
+    return [word, *(part for part in _PARTS.split(word) if part)]
+
+
+def _strip_accents(word: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", word)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def _thai_words(run: str) -> list[str]:
+    if len(run) <= 2:
+        return [run]
+    return list(_segment_thai(run))
+
+
+@lru_cache(maxsize=65536)
+def _segment_thai(run: str) -> tuple[str, ...]:
+    from pythainlp.tokenize import word_tokenize  # loads a dictionary: only when Thai text appears
+
+    return tuple(w for w in word_tokenize(run, engine="newmm", keep_whitespace=False) if w.strip())

@@ -1,0 +1,94 @@
+"""`right-rag query`: help, the answer with numbered citations, --json, --filter, --trace, errors, no Dagster."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from right_rag_dagster.cli import main
+from tests.retrieval.store_builder import copy_store, session_store
+
+QUESTION = "What must debian/rules do when DEB_BUILD_OPTIONS contains nostrip?"
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A project whose store is a copy of the development store (default chunks of real documents)."""
+    folder = tmp_path_factory.mktemp("project")
+    store = copy_store(session_store(tmp_path_factory), folder)
+    (folder / "right_rag.toml").write_text(f'[right-rag]\nstore_path = "{store.path.name}"\n', encoding="utf-8")
+    return folder
+
+
+def test_help_lists_every_option(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["query", "--help"])
+    assert exit_info.value.code == 0
+    text = capsys.readouterr().out
+    for option in ("question", "--k K", "--retriever RETRIEVER", "--chunker CHUNKER", "--flow FLOW",
+                   "--filter KEY=VALUE", "--trace", "--json", "--generator", "--expand"):
+        assert option in text, option
+
+
+def test_prints_the_answer_then_numbered_citations(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--project", str(project), "query", QUESTION]) == 0
+    out = capsys.readouterr().out
+    answer, _, rest = out.partition("\n\nCitations:\n")
+    assert "DEB_BUILD_OPTIONS" in answer and re.search(r"\[\d\]$", answer)
+    lines = [line for line in rest.splitlines() if line.startswith("  [")]
+    assert lines
+    pattern = r"  \[(\d+)\] debian-policy\.pdf, p\. [0-9ivx-]+, .+, chars (\d+)-(\d+), score \d+\.\d{3}"
+    for line in lines:
+        match = re.fullmatch(pattern, line)
+        assert match, line
+        assert f"[{match.group(1)}]" in answer and int(match.group(2)) < int(match.group(3))
+    assert "(default chunks, bm25, k=5, simple flow, extractive)" in rest
+
+
+def test_json_output(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--project", str(project), "query", QUESTION, "--json", "--k", "3",
+                 "--filter", "document=debian-policy.pdf"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["answer"] and data["found"] is True and len(data["hits"]) == 3
+    for hit in data["hits"]:
+        assert {"chunk_id", "document", "source_start", "source_end", "page_start", "page_end",
+                "page_label_start", "page_label_end", "section_path", "score", "text"} <= set(hit)
+        assert hit["document"] == "debian-policy.pdf" and hit["text"]
+    assert [step["step"] for step in data["trace"]["steps"]] == ["retrieve", "rerank", "generate"]
+    citation = data["citations"][0]
+    assert citation["quote"] and 1 <= citation["number"] <= 3 and f"[{citation['number']}]" in data["answer"]
+    assert citation["chunk_id"] == data["hits"][citation["number"] - 1]["chunk_id"]
+
+
+def test_filter_trace_and_adaptive_flow(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--project", str(project), "query", "license", "--filter", "document=GPL-3.0.txt",
+                 "--flow", "adaptive", "--trace", "--retriever", "bm25"]) == 0
+    out = capsys.readouterr().out
+    assert "Trace:" in out
+    assert [line.split()[0] for line in out.split("Trace:\n", 1)[1].splitlines()] == [
+        "route", "retrieve", "check_evidence", "generate"]
+    assert "debian-policy.pdf" not in out.split("Trace:")[0]
+
+
+def test_errors_are_one_line(project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--project", str(project), "query", "x", "--retriever", "nope"]) == 2
+    assert capsys.readouterr().err.strip() == "right-rag: error: no retriever named 'nope'; available: bm25, dense, hybrid"
+    assert main(["--project", str(tmp_path), "query", "x"]) == 2
+    assert "run `right-rag index` first" in capsys.readouterr().err
+    assert main(["--project", str(project), "query", "x", "--filter", "oops"]) == 2
+    assert "not key=value" in capsys.readouterr().err
+
+
+def test_a_cold_query_never_imports_dagster(project: Path) -> None:
+    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "right_rag_dagster", "--project", str(project),
+                             "query", QUESTION], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    modules = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time")}
+    assert "right_rag_dagster.rag" in modules
+    assert not {m for m in modules if m == "dagster" or m.startswith("dagster.")}
+    assert "Citations:" in result.stdout

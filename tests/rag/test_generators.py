@@ -1,0 +1,106 @@
+"""Generators: extractive quotes that slice back to the document, and LLM generators over real HTTP servers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from right_rag_dagster.errors import ConfigError
+from right_rag_dagster.rag import (NOT_FOUND, ExtractiveGenerator, FunctionLLM, LLMGenerator, OllamaLLM,
+                                   OpenAICompatibleLLM, make_generator, query)
+from right_rag_dagster.rag.prompts import SYSTEM, build_messages, cited_numbers
+from right_rag_dagster.retrieval import ServiceError, search
+from right_rag_dagster.store import Store
+from tests.rag.llm_server import running_server
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator:
+    with running_server() as server:
+        yield server
+
+
+def _document_text(store: Store, document_id: str) -> str:
+    with store.read() as con:
+        return con.execute("SELECT text FROM documents WHERE document_id = ?", [document_id]).fetchone()[0]
+
+
+@pytest.mark.parametrize("question", [
+    "How long must a written offer for the source stay valid?",
+    "What must debian/rules do when DEB_BUILD_OPTIONS contains nostrip?",
+    "พระราชบัญญัตินี้ใช้บังคับเมื่อใด",
+])
+def test_extractive_citations_slice_back_to_the_cited_text(built_store: Store, question: str) -> None:
+    answer = query(built_store, question, chunker="default", k=5)
+    assert answer.found and answer.citations
+    for citation in answer.citations:
+        assert f"[{citation.number}]" in answer.text and citation.quote in answer.text
+        assert citation.hit is answer.hits[citation.number - 1]
+        text = _document_text(built_store, citation.hit.document_id)
+        quoted = text[citation.quote_start:citation.quote_end]
+        assert " ".join(quoted.split()) == citation.quote  # the exact span, whitespace collapsed
+        assert citation.hit.source_start <= citation.quote_start < citation.quote_end <= citation.hit.source_end
+        assert text[citation.hit.source_start:citation.hit.source_end] == citation.hit.text
+
+
+def test_extractive_answer_quotes_the_evidence(built_store: Store) -> None:
+    answer = query(built_store, "How long must a written offer for the source stay valid?", chunker="default")
+    assert "three years" in answer.text
+
+
+def test_extractive_says_not_found_without_evidence(built_store: Store) -> None:
+    answer = query(built_store, "How many moons does Jupiter have?", chunker="default")
+    assert not answer.found and answer.text == NOT_FOUND and answer.citations == ()
+    assert ExtractiveGenerator().generate("anything at all", []).text == NOT_FOUND
+
+
+def test_prompt_asks_for_grounded_cited_answers(built_store: Store) -> None:
+    hits = search(built_store, "DEB_BUILD_OPTIONS nostrip", chunker="default", k=2)
+    system, user = build_messages("What is nostrip?", hits)
+    assert system["content"] == SYSTEM and "only" in SYSTEM and "[1]" in SYSTEM and NOT_FOUND in SYSTEM
+    assert user["content"].startswith("Excerpts:\n\n[1] (debian-policy.pdf, p. ")
+    assert "\n\n[2] (" in user["content"] and user["content"].rstrip().endswith("Answer with [n] citations:")
+    assert cited_numbers("x [2] y [1, 3][9] z [2]", 3) == [2, 1, 3]
+
+
+@pytest.mark.parametrize("make, path", [
+    (lambda url: OllamaLLM("llama3.2", url), "/api/chat"),
+    (lambda url: OpenAICompatibleLLM("gpt-test", url + "/v1", api_key="sk-1"), "/v1/chat/completions"),
+])
+def test_llm_generators_over_http(built_store: Store, server, make, path) -> None:  # noqa: ANN001
+    server.requests.clear()
+    answer = query(built_store, "What must debian/rules do with DEB_BUILD_OPTIONS?", chunker="default", k=3,
+                   generator=LLMGenerator(make(server.url)))
+    assert answer.found and [c.number for c in answer.citations] == [1, 2]
+    assert answer.text.endswith("[1][2]") and answer.citations[0].hit.rank == 1
+    request = server.requests[-1]
+    assert request["path"] == path and request["body"]["messages"][0]["content"] == SYSTEM
+    assert "DEB_BUILD_OPTIONS" in request["body"]["messages"][1]["content"]
+    assert request["body"].get("temperature", request["body"].get("options", {}).get("temperature")) == 0
+    missing = query(built_store, "How many moons does Jupiter have?", chunker="default",
+                    generator=LLMGenerator(make(server.url)))
+    assert not missing.found and missing.text == NOT_FOUND and missing.citations == ()
+
+
+def test_generators_from_settings_strings(server) -> None:  # noqa: ANN001
+    assert make_generator(None).generator_name == "extractive"
+    assert make_generator("ollama:llama3.2", url=server.url).generator_name == "llm:ollama:llama3.2"
+    assert make_generator("openai:gpt", url=server.url).generator_name == "llm:openai:gpt"
+    with pytest.raises(ConfigError, match="unknown LLM"):
+        make_generator("claude")
+    with pytest.raises(ServiceError, match="HTTP 500"):
+        OllamaLLM("broken", server.url).chat([{"role": "user", "content": "hi"}])
+
+
+def test_function_llm_sees_the_prompt(built_store: Store) -> None:
+    seen = []
+
+    def reply(messages: list[dict[str, str]]) -> str:
+        seen.append(messages)
+        return "It is described in excerpt [2]."
+
+    answer = query(built_store, "What is the GPL?", chunker="default", k=3, generator=reply)
+    assert [c.number for c in answer.citations] == [2] and answer.settings["generator"] == "llm:function:reply"
+    assert len(seen) == 1 and seen[0][1]["content"].count("\n\n[") == 3  # excerpts [1] [2] [3]
+    assert FunctionLLM(reply).model == "function:reply"

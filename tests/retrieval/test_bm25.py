@@ -1,0 +1,145 @@
+"""BM25 over a real store: identifiers and section numbers of debian-policy.pdf, exact fts scores, spans,
+incremental builds, and no stale results after documents leave the store."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import duckdb
+import pytest
+
+from right_rag_dagster.errors import ConfigError
+from right_rag_dagster.retrieval import IndexMissingError, build_search_index, search
+from right_rag_dagster.retrieval.cold import cold_bm25
+from right_rag_dagster.retrieval.extensions import load_extension
+from right_rag_dagster.retrieval.snapshot import clear_cache, first_search
+from right_rag_dagster.retrieval.tables import IndexTables
+from right_rag_dagster.retrieval.tokenize import token_text
+from right_rag_dagster.store import Store, content
+
+
+def _normalized(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_finds_deb_build_options_in_debian_policy(built_store: Store) -> None:
+    hits = search(built_store, "DEB_BUILD_OPTIONS", chunker="default", k=5)
+    assert len(hits) == 5
+    assert all("DEB_BUILD_OPTIONS" in h.text for h in hits)
+    assert hits[0].document_id == "debian-policy.pdf" and hits[0].page_label_start in {"26", "27"}
+    assert [h.rank for h in hits] == [1, 2, 3, 4, 5]
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+def test_finds_section_4_9_1_on_its_printed_page(built_store: Store) -> None:
+    hits = search(built_store, "4.9.1 debian/rules and DEB_BUILD_OPTIONS", chunker="default", k=5)
+    heading = [h for h in hits if "4.9.1 debian/rules and DEB_BUILD_OPTIONS" in _normalized(h.text)
+               and h.document_id == "debian-policy.pdf"]
+    assert heading, [h.text[:80] for h in hits]
+    assert {h.page_label_start for h in heading} & {"26"}  # the label printed on physical page 36
+    only_number = search(built_store, "4.9.1", chunker="default", k=3)
+    assert all("4.9.1" in h.text for h in only_number)
+
+
+def test_scores_equal_fts_match_bm25(built_store: Store) -> None:
+    tables = IndexTables("default")
+    con = duckdb.connect(str(built_store.path), read_only=True)
+    load_extension(con, "fts")
+    try:
+        for question in ("What must debian/rules do with DEB_BUILD_OPTIONS?", "conveying object code",
+                         "มาตรา ๒ ใช้บังคับ"):
+            expected = con.execute(
+                f"SELECT score FROM (SELECT {tables.fts_schema}.match_bm25(doc_key, ?) AS score FROM {tables.bm25}) "
+                "WHERE score IS NOT NULL ORDER BY score DESC LIMIT 8", [token_text(question)]).fetchall()
+            got = [h.score for h in search(built_store, question, chunker="default", k=8)]
+            assert got == pytest.approx([row[0] for row in expected], rel=1e-9)
+            assert got
+    finally:
+        con.close()
+
+
+def test_hit_spans_slice_back_to_the_chunk_text(built_store: Store) -> None:
+    hits = search(built_store, "written offer valid for three years", chunker="default", k=5)
+    with built_store.read() as con:
+        for hit in hits:
+            text = con.execute("SELECT text FROM documents WHERE document_id = ?", [hit.document_id]).fetchone()[0]
+            assert text[hit.source_start:hit.source_end] == hit.text
+            assert hit.section_path and hit.chunker == "default" and hit.unit_id
+
+
+def test_thai_question_finds_the_thai_act(built_store: Store) -> None:
+    hits = search(built_store, "พระราชบัญญัตินี้ใช้บังคับเมื่อใด", chunker="default", k=3)
+    assert hits and hits[0].document_id == "thai-act.txt"
+
+
+def test_filters_restrict_results(built_store: Store) -> None:
+    only_gpl = search(built_store, "license", chunker="default", k=5, filters={"document": "GPL-*"})
+    assert only_gpl and {h.document_id for h in only_gpl} == {"GPL-3.0.txt"}
+    typed = search(built_store, "license", chunker="default", k=5, filters={"unit_type": "line_block"})
+    assert len(typed) == 5
+    assert search(built_store, "license", chunker="default", k=5, filters={"unit_type": "section"}) == []
+    both = search(built_store, "license", chunker="default", k=10,
+                  filters={"document": ["GPL-3.0.txt", "upgrading-checklist.txt"]})
+    assert {h.document_id for h in both} <= {"GPL-3.0.txt", "upgrading-checklist.txt"}
+
+
+def test_no_match_and_bad_arguments(built_store: Store) -> None:
+    assert search(built_store, "zzyzx qqqq", chunker="default") == []
+    assert search(built_store, "the of and", chunker="default") == []  # stopwords only
+    with pytest.raises(ConfigError):
+        search(built_store, "license", chunker="default", k=0)
+    with pytest.raises(ConfigError, match="no retriever named 'nope'"):
+        search(built_store, "license", chunker="default", retriever="nope")
+
+
+def test_a_chunker_without_an_index_is_a_clear_error(store_copy: Store) -> None:
+    with store_copy.write() as con:
+        con.execute("UPDATE chunks SET chunker = 'other' WHERE document_id = 'GPL-3.0.txt'")
+    with pytest.raises(IndexMissingError, match="no BM25 index for chunker 'other'"):
+        search(store_copy, "license", chunker="other")
+
+
+def test_deleted_documents_are_never_returned(store_copy: Store) -> None:
+    assert any(h.document_id == "GPL-3.0.txt" for h in search(store_copy, "license", chunker="default", k=10))
+    with store_copy.write() as con:
+        content.delete_document(con, "GPL-3.0.txt")
+    before_rebuild = search(store_copy, "license", chunker="default", k=50)
+    assert before_rebuild and all(h.document_id != "GPL-3.0.txt" for h in before_rebuild)
+    stats = build_search_index(store_copy, "default")
+    assert stats["chunks_removed"] > 0 and stats["chunks_tokenized"] == 0
+    assert all(h.document_id != "GPL-3.0.txt" for h in search(store_copy, "license", chunker="default", k=50))
+
+
+def test_builds_are_incremental(store_copy: Store) -> None:
+    unchanged = build_search_index(store_copy, "default")
+    assert unchanged["changed"] is False and unchanged["chunks_tokenized"] == 0
+    assert unchanged["chunks_indexed"] == unchanged["chunks"] > 0 and unchanged["tokens"] > 0
+    with store_copy.write() as con:
+        chunk_id = con.execute("SELECT chunk_id FROM chunks WHERE document_id = 'GPL-3.0.txt' "
+                               "ORDER BY ordinal LIMIT 1").fetchone()[0]
+        con.execute("UPDATE chunks SET fulltext = 'a brand new quokka clause' WHERE chunk_id = ?", [chunk_id])
+    changed = build_search_index(store_copy, "default")
+    assert changed["changed"] is True and changed["chunks_tokenized"] == 1 and changed["chunks_removed"] == 0
+    hits = search(store_copy, "quokka", chunker="default")
+    assert [h.chunk_id for h in hits] == [chunk_id]
+
+
+@pytest.mark.parametrize("question", ["DEB_BUILD_OPTIONS nostrip", "license", "มาตรา ใช้บังคับ", "zzyzx"])
+def test_the_first_search_reads_duckdb_directly_and_ranks_like_the_snapshot(built_store: Store,
+                                                                           question: str) -> None:
+    clear_cache()
+    assert first_search(built_store, "default")  # the next call will load the snapshot
+    cold = cold_bm25(built_store, question, "default", 7)
+    warm = search(built_store, question, chunker="default", k=7)
+    assert [h.chunk_id for h in cold] == [h.chunk_id for h in warm]
+    assert [h.score for h in cold] == pytest.approx([h.score for h in warm], rel=1e-9)
+    assert cold == [replace(h, score=c.score) for h, c in zip(warm, cold)]
+
+
+def test_the_first_search_skips_chunks_that_left_the_store(store_copy: Store) -> None:
+    top = search(store_copy, "license", chunker="default", k=3)  # cold path (first search of this copy)
+    with store_copy.write() as con:
+        content.delete_document(con, top[0].document_id)
+    clear_cache()
+    again = search(store_copy, "license", chunker="default", k=3)
+    assert len(again) == 3 and all(h.document_id != top[0].document_id for h in again)

@@ -1,0 +1,63 @@
+"""The BM25 tokenizer on English, identifiers, section numbers and Thai, and its round trip through fts."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from right_rag_dagster.retrieval.bm25_index import FTS_OPTIONS
+from right_rag_dagster.retrieval.bm25_search import stem_tokens
+from right_rag_dagster.retrieval.extensions import load_extension
+from right_rag_dagster.retrieval.tokenize import token_text, tokenize
+
+
+def test_english_identifiers_and_section_numbers_stay_whole() -> None:
+    tokens = tokenize("See 4.9.1: debian/rules honours DEB_BUILD_OPTIONS, per Policy 4.6.2.0.")
+    assert tokens[:3] == ["see", "4.9.1", "4.9"]
+    assert "deb_build_options" in tokens and {"deb", "build", "options"} <= set(tokens)
+    assert {"debian/rules", "debian", "rules"} <= set(tokens)
+    assert {"4.6.2.0", "4.6.2", "4.6"} <= set(tokens)
+    assert "4.6.2.0." not in tokens and "" not in tokens
+
+
+def test_accents_case_and_width_are_normalized() -> None:
+    assert tokenize("Café NAÏVE Ｒésumé") == ["cafe", "naive", "resume"]
+
+
+def test_thai_is_segmented_into_dictionary_words_and_thai_digits_become_ascii() -> None:
+    tokens = tokenize("มาตรา ๕ ในพระราชบัญญัตินี้ คณะกรรมการการเลือกตั้ง")
+    assert tokens[:2] == ["มาตรา", "5"]
+    assert "พระราชบัญญัติ" in tokens and "คณะกรรมการ" in tokens
+    assert "ในพระราชบัญญัตินี้" not in tokens  # a run without spaces is split, not kept as one token
+
+
+def test_thai_next_to_latin_letters_is_split_by_script() -> None:
+    assert tokenize("abcมาตรา") == ["abc", "มาตรา"]
+
+
+def test_token_text_has_no_whitespace_inside_tokens() -> None:
+    text = token_text("GPL-3.0 section 4.9.1\n\tมาตรา ๑")
+    assert all(token and not any(c.isspace() for c in token) for token in text.split(" "))
+
+
+@pytest.mark.parametrize("query, document", [
+    ("DEB_BUILD_OPTIONS", 0), ("4.9.1", 0), ("debian/rules", 0), ("builds", 0),
+    ("มาตรา", 1), ("พระราชบัญญัติ", 1), ("คณะกรรมการ", 1), ("มาตรา ๒", 1), ("directories", 2),
+])
+def test_round_trip_through_fts_finds_each_kind_of_token(query: str, document: int) -> None:
+    """Tokens stored pre-tokenized survive fts (stemmer, stopwords) and the same tokenizer finds them again."""
+    con = duckdb.connect()
+    load_extension(con, "fts")
+    texts = ["4.9.1 debian/rules and DEB_BUILD_OPTIONS: how a package is built",
+             "มาตรา ๒ พระราชบัญญัตินี้ให้ใช้บังคับ คณะกรรมการ",
+             "The /srv directory holds data for services"]
+    con.execute("CREATE TABLE d (k INTEGER, tokens VARCHAR)")
+    con.executemany("INSERT INTO d VALUES (?, ?)", [(i, token_text(t)) for i, t in enumerate(texts)])
+    con.execute(f"PRAGMA create_fts_index('d', 'k', 'tokens', {FTS_OPTIONS})")
+    rows = con.execute("SELECT k FROM (SELECT k, fts_main_d.match_bm25(k, ?) AS s FROM d) WHERE s IS NOT NULL "
+                       "ORDER BY s DESC", [token_text(query)]).fetchall()
+    assert rows and rows[0][0] == document
+
+
+def test_stemming_matches_fts_and_keeps_thai_and_numbers() -> None:
+    assert stem_tokens(["directories", "directory", "4.9.1", "มาตรา"]) == ["directori", "4.9.1", "มาตรา"]

@@ -1,0 +1,86 @@
+"""``run_evaluation``: questions x chunkers x retrievers over the evaluation store, into an ``EvaluationReport``.
+
+A plain function (no Dagster): ``right-rag evaluate`` and the Dagster ``evaluation`` asset both call it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..errors import ConfigError
+from ..project import Project
+from . import searching
+from .baselines import PREFIX, BaselineChunker, baselines_by_name
+from .judge import ResolvedQuestion, resolve_question
+from .questions import load_questions
+from .report import EvaluationReport, QuestionOutcome, RunResult
+from .spans import CollapsedText
+from .workspace import prepare_workspace
+
+MIN_DEPTH = 10  # MRR@10 and nDCG@10 need ten ranks whatever k is
+
+
+def run_evaluation(project: Project, questions_path: str | Path | None = None, *,
+                   chunkers: Sequence[str] | None = None, retrievers: Sequence[str] | None = None, k: int = 10,
+                   flow: str | None = None, compare: bool = False) -> EvaluationReport:
+    """Score retrieval (and answers, with ``flow``) on a question file; ``compare`` adds every baseline chunker
+    and every available retriever. Runs are sorted best first (MRR@10, then hit@1, hit@5, nDCG@10)."""
+    if k < 1:
+        raise ConfigError(f"k must be at least 1, not {k}")
+    path = Path(questions_path) if questions_path else project.questions_file
+    questions = load_questions(path)
+    own, baselines = choose_chunkers(project, chunkers, compare)
+    retriever_names = choose_retrievers(project, retrievers, compare)
+    workspace = prepare_workspace(project, own, baselines)
+    used = {e.document for q in questions for e in q.evidence}
+    texts = {doc_id: CollapsedText.of(doc.text) for doc_id, doc in workspace.documents.items() if doc_id in used}
+    resolved = [resolve_question(question, texts) for question in questions]
+    depth = max(k, MIN_DEPTH)
+    embedder = searching.shared_embedder(project, retriever_names)
+    runs = []
+    for chunker in workspace.chunkers:
+        index_seconds = searching.build_index(workspace, chunker, embedder)
+        for retriever in retriever_names:
+            searcher = searching.Searcher(project, workspace, chunker, retriever, flow, embedder)
+            searcher.ask(questions[0].question, depth)  # warm-up: latencies below are of warm queries
+            outcomes = tuple(_ask(searcher, r, depth) for r in resolved)
+            runs.append(RunResult(chunker, retriever, flow, k, outcomes, index_seconds))
+    runs.sort(key=RunResult.sort_key)
+    config = {"project": str(project.root), "questions_file": str(path), "k": k, "depth": depth, "flow": flow,
+              "documents": len(workspace.documents), "evaluation_store": str(workspace.store.path),
+              "chunkers": workspace.chunkers, "retrievers": retriever_names}
+    return EvaluationReport(config, tuple(runs))
+
+
+def _ask(searcher: searching.Searcher, resolved: ResolvedQuestion, depth: int) -> QuestionOutcome:
+    started = time.perf_counter()
+    answer = searcher.ask(resolved.question.question, depth)
+    latency_ms = (time.perf_counter() - started) * 1000
+    return QuestionOutcome(resolved, answer.hits, latency_ms, answer.text, answer.answered)
+
+
+def choose_chunkers(project: Project, names: Sequence[str] | None,
+                    compare: bool) -> tuple[list[str], list[BaselineChunker]]:
+    """The project's chunkers and the baselines to measure: as named, else the project's own (plus every
+    baseline with ``compare``). Names starting with ``baseline:`` are baselines, others must be registered."""
+    if names:
+        own = [n for n in names if not n.startswith(PREFIX)]
+        project.registry.resolve_names("chunk_parsers", own)
+        picked = [n for n in names if n.startswith(PREFIX)]
+        return own, (baselines_by_name(picked) if picked else [])
+    own = project.selected("chunk_parsers")
+    return own, (baselines_by_name() if compare else [])
+
+
+def choose_retrievers(project: Project, names: Sequence[str] | None, compare: bool) -> list[str]:
+    """As named; else every built-in retriever that can run here with ``compare``; else the project's default."""
+    if names:
+        chosen = list(dict.fromkeys(names))
+    elif compare:
+        chosen = searching.available_retrievers(project)
+    else:
+        chosen = [searching.default_retriever(project)]
+    searching.check_retrievers(project, chosen)
+    return chosen

@@ -1,0 +1,61 @@
+"""`right-rag evaluate`: help text, the printed table, the --json file's shape and one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from right_rag_dagster.cli import main
+from tests.evaluation.conftest import indexed_project  # noqa: F401  (session fixture: a small indexed project)
+
+
+def test_help_lists_every_option(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["evaluate", "--help"])
+    assert exit_info.value.code == 0
+    text = capsys.readouterr().out
+    for option in ("--questions FILE", "--k K", "--chunker NAME", "--retriever NAME", "--flow NAME", "--json OUT",
+                   "--compare", "baseline:", "at least half"):
+        assert option in text, option
+
+
+def test_evaluate_prints_a_table_and_writes_json(indexed_project: Path, tmp_path: Path,  # noqa: F811
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "report.json"
+    code = main(["--project", str(indexed_project), "evaluate", "--k", "5", "--json", str(out)])
+    printed = capsys.readouterr()
+    assert code == 0
+    assert "| chunker" in printed.out and "| default" in printed.out and "recall@5" in printed.out
+    assert "missing-quote: quote not found in fhs-3.0.pdf" in printed.err
+    payload = json.loads(out.read_text(encoding="utf-8"))
+    assert set(payload) == {"metrics", "config", "questions"}
+    assert {"hit@1", "hit@5", "recall@5", "mrr@10", "ndcg@10", "context_chars@5", "answered_rate",
+            "quotes_not_found", "latency_p50_ms", "latency_p95_ms"} <= set(payload["metrics"])
+    assert payload["config"]["chunker"] == "default" and payload["config"]["retriever"] == "bm25"
+    assert [q["id"] for q in payload["questions"]][:2] == ["apache-patent-termination", "mpl2-executable-form"]
+    question = payload["questions"][0]
+    assert {"id", "question", "evidence", "first_hit_rank", "hits"} <= set(question)
+    assert set(question["hits"][0]) == {"rank", "chunk_id", "document", "source_start", "source_end",
+                                        "page_start", "page_end", "score", "text"}
+    fhs_hit = next(h for q in payload["questions"] for h in q["hits"] if h["document"] == "fhs-3.0.pdf")
+    assert fhs_hit["page_start"] >= 1
+
+
+def test_compare_prints_one_row_per_chunker_and_retriever(indexed_project: Path,  # noqa: F811
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["--project", str(indexed_project), "evaluate", "--compare", "--retriever", "bm25",
+                 "--json", "-"])
+    payload = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert len(payload["comparison"]) == 9
+    assert payload["comparison"][0]["chunker"] == payload["config"]["chunker"]
+
+
+def test_missing_questions_file_is_one_line_error(indexed_project: Path,  # noqa: F811
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["--project", str(indexed_project), "evaluate", "--questions", "nope.jsonl"])
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("right-rag: error: cannot read the question file nope.jsonl") and "\n" not in err

@@ -1,0 +1,116 @@
+"""run_evaluation on a real indexed project: baselines beside the project's chunker, in a separate store."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from right_rag_dagster.errors import ConfigError, StoreError
+from right_rag_dagster.evaluation import run_evaluation
+from right_rag_dagster.evaluation.spans import half_covered
+from right_rag_dagster.evaluation.workspace import evaluation_store_path
+from right_rag_dagster.project import Project
+from right_rag_dagster.store import Store
+
+
+def chunkers_in(path: Path) -> set[str]:
+    with Store(path).read() as con:
+        return {row[0] for row in con.execute("SELECT DISTINCT chunker FROM chunks").fetchall()}
+
+
+def test_baselines_are_measured_in_the_evaluation_store_only(indexed_project: Path) -> None:
+    project = Project.load(indexed_project)
+    report = run_evaluation(project, chunkers=["default", "baseline:paragraph-1000", "baseline:fixed-chars-500"],
+                            retrievers=["bm25"])
+    assert {run.chunker for run in report.runs} == {"default", "baseline:paragraph-1000", "baseline:fixed-chars-500"}
+    assert chunkers_in(project.store_path) == {"default"}
+    assert chunkers_in(evaluation_store_path(project)) == {"default", "baseline:paragraph-1000",
+                                                           "baseline:fixed-chars-500"}
+    keys = [run.sort_key() for run in report.runs]
+    assert keys == sorted(keys)
+    metrics = report.best.metrics
+    assert (metrics["questions"], metrics["scored"], metrics["quotes_not_found"]) == (4, 3, 1)
+    assert report.errors() == ["missing-quote: quote not found in fhs-3.0.pdf: 'an African or a European swallow'"]
+
+
+def test_first_hit_rank_points_at_chunks_covering_the_quote(indexed_project: Path) -> None:
+    report = run_evaluation(Project.load(indexed_project), chunkers=["baseline:sentence-1000"], retrievers=["bm25"])
+    scored = [o for o in report.best.outcomes if o.resolved.scored]
+    assert any(o.first_hit_rank for o in scored)
+    for outcome in scored:
+        rank = outcome.first_hit_rank
+        target = outcome.resolved.targets[0]
+        spans = [(h.source_start, h.source_end) for h in outcome.hits[:rank or len(outcome.hits)]
+                 if h.document == target.document]
+        assert half_covered(target.spans[0], spans) == (rank is not None)
+        if rank is not None:
+            earlier = [(h.source_start, h.source_end) for h in outcome.hits[:rank - 1] if h.document == target.document]
+            assert not half_covered(target.spans[0], earlier)
+
+
+@pytest.mark.slow
+def test_compare_runs_every_chunker_and_retriever(indexed_project: Path) -> None:
+    report = run_evaluation(Project.load(indexed_project), compare=True, k=5)
+    assert {run.retriever for run in report.runs} == {"bm25", "dense", "hybrid"}
+    assert len({run.chunker for run in report.runs}) == 9  # default + eight baselines
+    assert len(report.runs) == 27
+    rows = report.rows()
+    assert all("recall@5" in row and row["k"] == 5 for row in rows)
+    assert len(report.markdown().splitlines()) == 2 + 27
+    payload = json.loads(json.dumps(report.to_json()))
+    assert len(payload["comparison"]) == 27 and all(len(q["hits"]) <= 10 for q in payload["questions"])
+    assert payload["questions"][0]["hits"][0]["rank"] == 1
+
+
+def test_a_flow_adds_the_answered_rate(indexed_project: Path) -> None:
+    report = run_evaluation(Project.load(indexed_project), chunkers=["default"], retrievers=["bm25"], flow="simple")
+    metrics = report.best.metrics
+    assert 0.0 <= metrics["answered_rate"] <= 1.0
+    assert all(o.answer for o in report.best.outcomes)
+    assert "answered" in report.markdown().splitlines()[0]
+
+
+def test_right_rag_cases_file(indexed_project: Path, tmp_path: Path) -> None:
+    cases = tmp_path / "cases.json"
+    cases.write_text(json.dumps({"cases": [
+        {"id": "srv", "query": "What is the /srv directory for?",
+         "expected": {"hit_contains": ["site-specific data"], "must_not_contain": ["re:^$"]}},
+        {"id": "nothing-expected", "query": "Anything?", "expected": {}},
+    ]}), encoding="utf-8")
+    report = run_evaluation(Project.load(indexed_project), cases, chunkers=["default"], retrievers=["bm25"])
+    srv, nothing = report.best.outcomes
+    assert srv.resolved.scored and not nothing.resolved.scored
+    assert report.best.metrics["scored"] == 1 and report.best.metrics["quotes_not_found"] == 0
+    assert srv.to_json()["evidence"][0]["hit_contains"] == "site-specific data"
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    ({"chunkers": ["nope"]}, ConfigError, "no chunk parser named 'nope'"),
+    ({"chunkers": ["baseline:nope"]}, ConfigError, "unknown baseline chunker"),
+    ({"retrievers": ["nope"]}, ConfigError, "no retriever named 'nope'"),
+    ({"k": 0}, ConfigError, "k must be at least 1"),
+])
+def test_bad_choices_are_config_errors(indexed_project: Path, kwargs: dict, error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        run_evaluation(Project.load(indexed_project), **kwargs)
+
+
+def test_unindexed_project_asks_for_an_index(tmp_path: Path) -> None:
+    (tmp_path / "eval").mkdir()
+    (tmp_path / "eval" / "questions.jsonl").write_text(
+        '{"id": "a", "question": "Q?", "evidence": [{"document": "x.txt", "quote": "y"}]}\n', encoding="utf-8")
+    with pytest.raises(StoreError, match="right-rag index"):
+        run_evaluation(Project.load(tmp_path))
+
+
+def test_a_damaged_evaluation_store_is_rebuilt(indexed_project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    project = Project.load(indexed_project)
+    path = evaluation_store_path(project)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"this is not a DuckDB file" * 100)
+    report = run_evaluation(project, chunkers=["baseline:page-4000"], retrievers=["bm25"])
+    assert report.best.metrics["scored"] == 3
+    assert "rebuilt the damaged evaluation store" in capsys.readouterr().err
+    assert chunkers_in(path) == {"baseline:page-4000"}

@@ -27,6 +27,8 @@ def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     project = Project.load(args.project)
     store = Store(project.store_path)
+    if store.exists():
+        store.ensure()  # apply pending migrations before anything reads the store
     indexer = Indexer(project)
     files = scan_documents(project.documents_dir, known_files(store))
     plan = plan_index(indexer, store, files)

@@ -20,7 +20,8 @@ def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
     """Column names of a table in order (cached per process; the schema only changes by migration)."""
     if table not in _COLUMNS:
         _COLUMNS[table] = [r[0] for r in con.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
+            "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
+            "AND table_catalog = current_database() AND table_schema = current_schema() ORDER BY ordinal_position",
             [table]).fetchall()]
     return _COLUMNS[table]
 

@@ -139,3 +139,37 @@ CREATE TABLE search_indexes (
     details        JSON,
     PRIMARY KEY (chunker, kind)
 );
+
+-- migration: 3 no_key_indexes
+-- DuckDB 1.5.5 can fail with "Failed to delete all rows from index" when rows under an ART index (primary key,
+-- UNIQUE or secondary index) are deleted after later transactions wrote the file, and when a key is deleted and
+-- re-inserted in one transaction -- which is exactly how a document's rows are replaced. The writers already
+-- keep keys unique (a document's rows are deleted before they are re-inserted, in one transaction), so the
+-- content tables drop their key constraints and indexes; scans by document are column scans, fast at this size.
+DROP INDEX IF EXISTS units_document;
+DROP INDEX IF EXISTS chunks_document;
+DROP INDEX IF EXISTS materializations_document;
+ALTER TABLE documents RENAME TO documents_v2;
+CREATE TABLE documents AS SELECT * FROM documents_v2 WITH NO DATA;
+INSERT INTO documents SELECT * FROM documents_v2;
+DROP TABLE documents_v2;
+ALTER TABLE units RENAME TO units_v2;
+CREATE TABLE units AS SELECT * FROM units_v2 WITH NO DATA;
+INSERT INTO units SELECT * FROM units_v2;
+DROP TABLE units_v2;
+ALTER TABLE chunks RENAME TO chunks_v2;
+CREATE TABLE chunks AS SELECT * FROM chunks_v2 WITH NO DATA;
+INSERT INTO chunks SELECT * FROM chunks_v2;
+DROP TABLE chunks_v2;
+ALTER TABLE coverage RENAME TO coverage_v2;
+CREATE TABLE coverage AS SELECT * FROM coverage_v2 WITH NO DATA;
+INSERT INTO coverage SELECT * FROM coverage_v2;
+DROP TABLE coverage_v2;
+ALTER TABLE rejections RENAME TO rejections_v2;
+CREATE TABLE rejections AS SELECT * FROM rejections_v2 WITH NO DATA;
+INSERT INTO rejections SELECT * FROM rejections_v2;
+DROP TABLE rejections_v2;
+ALTER TABLE step_state RENAME TO step_state_v2;
+CREATE TABLE step_state AS SELECT * FROM step_state_v2 WITH NO DATA;
+INSERT INTO step_state SELECT * FROM step_state_v2;
+DROP TABLE step_state_v2;

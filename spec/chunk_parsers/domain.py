@@ -1,30 +1,40 @@
-"""The domain chunk parser: chunks inside units, each with a short context header and an exact source span.
+"""The domain chunk parser: whole sections when they fit, else a unit's own text cut at clause/paragraph ends.
 
-The pipeline calls ``parse_unit`` on every unit of a tree, so a unit is chunked from its own text only (the text
-before its first subunit, ``core.units.own_span``); children are chunked when their turn comes. A unit whose own
-text fits the budget is one chunk; a longer one is cut at the best boundaries (blank lines, list items, paragraph
-ends, sentence ends) into pieces of about ``TARGET`` characters. Units with the ``navigation`` role (tables of
-contents, indexes) and own text that is only the unit's heading are not chunked.
+The pipeline calls ``parse_unit`` on every unit of a tree, parents first. A unit whose whole subtree fits
+``WHOLE_CHARS`` becomes one chunk (its descendants are then skipped when their turn comes), so a short section
+is never cut in two (nor at a PDF page break) and a definition keeps its surrounding paragraphs. A larger unit
+chunks its own text (the text before its first subunit, ``core.units.own_span``), cut at the best boundaries
+(blank lines, list items, paragraph ends, sentence ends) into pieces of about ``TARGET`` characters, at most
+``MAX_CHARS``; each child is then one whole chunk when it fits, else chunked the same way on its turn. Siblings
+are never packed together (measured: it mixes distinct topics and lowers rank 1). Entries of a list
+(``RECORD_TYPES``) always stay apart. Units with the ``navigation`` role (tables of contents, indexes) and
+heading-only own text are not chunked.
 
 ``fulltext`` = header (document title, section path, temporal topic when it adds something) + a blank line + the
-source text; ``source_start``/``source_end`` cover exactly the source text.
+source text, where text between units that belongs to none of them (a PDF's running headers and footers at a
+page break) is left out. ``source_start``/``source_end`` span exactly the chunk's first to last character.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from right_rag_dagster.core.ids import chunk_id_for
 from right_rag_dagster.core.interfaces import ChunkParser
 from right_rag_dagster.core.model import Chunk, Unit
-from right_rag_dagster.core.units import own_span
+from right_rag_dagster.core.units import own_span, walk_units
 
 TARGET = 800
 MAX_CHARS = 1200
+WHOLE_CHARS = 1500
 MIN_CHARS = 250
 MIN_OWN_CHARS = 40
 SKIP_ROLES = {"navigation"}
+RECORD_TYPES = {"change", "header_stanza", "files_stanza", "license_stanza"}
+"""Unit types that are independent entries of a list (a change log's changes, a copyright file's stanzas): each
+is chunked on its own, never merged into its parent's chunk, so one entry's words do not rank its neighbours."""
 _NOT_COPIED = {"furniture_chars", "page_start", "page_end", "page_index_start", "page_index_end", "heading"}
 _DECORATION = re.compile(r"[\s*=\-_~#`]+")
 _WORD = re.compile(r"\w+")
@@ -41,41 +51,116 @@ _LONG_LINE = re.compile(r"[^\n]{%d,}" % MAX_CHARS)
 _SPACE = re.compile(r"\s+")
 
 
+@dataclass(frozen=True)
+class _Block:
+    """The text of one chunk: a piece of a unit's own text, or a unit with its whole subtree."""
+
+    unit: Unit  # the unit the text belongs to: a whole child, or the unit being chunked for its own pieces
+    spans: tuple[tuple[int, int], ...]  # trimmed document offsets, in order
+    text: str
+    whole: bool
+
+
 class DomainChunkParser(ChunkParser):
-    """Chunks a unit's own text whole or at clause/paragraph boundaries, with title, path and temporal header."""
+    """Whole sections when they fit, else own text cut at clause ends; each chunk with a context header."""
+
+    def __init__(self) -> None:
+        self._absorbed: set[str] = set()  # descendants already inside a parent's chunk (pre-order calls)
 
     @property
     def parser_name(self) -> str:
         return "domain"
 
     def parse_unit(self, unit: Unit) -> Iterable[Chunk]:
-        if unit.attributes.get("role") in SKIP_ROLES:
-            return
+        if unit.id in self._absorbed:
+            self._absorbed.discard(unit.id)
+            return []
+        if unit.attributes.get("role") in SKIP_ROLES or unit.source_start is None or unit.source_end is None:
+            return []
+        whole = _whole_block(unit, unit)
+        if whole is not None:
+            self._absorb(unit)
+            return [self._chunk(whole, 1, 1)]
+        blocks = [block for block in self._blocks(unit) if block is not None]
+        parts = sum(1 for block in blocks if not block.whole)
+        own = iter(range(1, parts + 1))
+        return [self._chunk(block, 1, 1) if block.whole else self._chunk(block, next(own), parts) for block in blocks]
+
+    def _blocks(self, unit: Unit) -> Iterator[_Block | None]:
+        """Own pieces, then each child whole (when it fits) or ``None`` (a barrier: chunked on its own turn)."""
         start, end = own_span(unit)
-        if start is None or end is None or unit.source_start is None:
-            return
         own = unit.raw_text[start - unit.source_start:end - unit.source_start]
-        if _only_heading(own, unit):
-            return
+        if not _only_heading(own, unit):
+            for a, b in split_text(own):
+                yield _Block(unit, ((start + a, start + b),), own[a:b], False)
+        for child in unit.subunits:
+            block = _whole_block(child, unit) if child.attributes.get("role") not in SKIP_ROLES else None
+            if block is not None:
+                self._absorb(child)
+                self._absorbed.add(child.id)
+            yield block
+
+    def _absorb(self, unit: Unit) -> None:
+        self._absorbed.update(u.id for u in walk_units(unit.subunits))
+
+    def _chunk(self, block: _Block, ordinal: int, parts: int) -> Chunk:
+        unit, text = block.unit, block.text
         header = chunk_header(unit)
+        role = "rationale" if _RATIONALE.match(text) else unit.attributes.get("role")
         attributes = {k: v for k, v in unit.attributes.items() if k not in _NOT_COPIED}
-        pieces = split_text(own)
-        for ordinal, (a, b) in enumerate(pieces, start=1):
-            text = own[a:b]
-            role = "rationale" if _RATIONALE.match(text) else unit.attributes.get("role")
-            yield Chunk(
-                id=chunk_id_for(unit.id, self.parser_name, ordinal),
-                document_id=unit.document_id,
-                unit_id=unit.id,
-                topic=unit.topic,
-                fulltext=f"{header}\n\n{text}",
-                attributes={**attributes, "parser_name": self.parser_name,
-                            "unit_type": unit.attributes.get("unit_type"),
-                            "hierarchy": list(unit.attributes.get("hierarchy") or [unit.topic]), "role": role},
-                metadata={"header_chars": len(header) + 2, "part": ordinal, "parts": len(pieces)},
-                source_start=start + a,
-                source_end=start + b,
-            )
+        return Chunk(
+            id=chunk_id_for(unit.id, self.parser_name, ordinal),
+            document_id=unit.document_id,
+            unit_id=unit.id,
+            topic=unit.topic,
+            fulltext=f"{header}\n\n{text}",
+            attributes={**attributes, "parser_name": self.parser_name,
+                        "unit_type": unit.attributes.get("unit_type"),
+                        "hierarchy": list(unit.attributes.get("hierarchy") or [unit.topic]), "role": role},
+            metadata={"header_chars": len(header) + 2, "part": ordinal, "parts": parts,
+                      "units": 1 + sum(1 for _ in walk_units(unit.subunits)) if block.whole else 1},
+            source_start=block.spans[0][0],
+            source_end=block.spans[-1][1],
+        )
+
+
+def _whole_block(unit: Unit, root: Unit) -> _Block | None:
+    """``unit`` with its whole subtree as one block when its text fits ``WHOLE_CHARS`` (None otherwise)."""
+    if unit.source_start is None or unit.source_end is None or unit.source_end - unit.source_start > 4 * WHOLE_CHARS:
+        return None
+    spans = []
+    for member in walk_units([unit]):
+        if member.attributes.get("role") in SKIP_ROLES or (member is not unit and _unit_type(member) in RECORD_TYPES):
+            return None
+        start, end = own_span(member)
+        if start is None or end is None:
+            continue
+        a, b = _trim(root.raw_text, start - root.source_start, end - root.source_start)
+        if b > a:
+            spans.append((root.source_start + a, root.source_start + b))
+    text = _join(spans, root) if spans else ""
+    if not _DECORATION.sub("", text):
+        return None
+    return _Block(unit, tuple(spans), text, True) if len(text) <= WHOLE_CHARS else None
+
+
+def _unit_type(unit: Unit) -> str | None:
+    return unit.attributes.get("unit_type")
+
+
+def _join(spans: list[tuple[int, int]], root: Unit) -> str:
+    """The text of ``spans`` (offsets inside ``root``): whitespace between them kept, other text left out."""
+    text = root.raw_text
+    parts: list[str] = []
+    previous = None
+    for start, end in spans:
+        a, b = start - root.source_start, end - root.source_start
+        if previous is not None:
+            gap = text[previous:a]
+            parts.append(gap if not gap.strip() else "\n")
+        parts.append(text[a:b])
+        previous = b
+    return "".join(parts)
 
 
 def chunk_header(unit: Unit) -> str:

@@ -45,6 +45,12 @@ def chunked(spec_registry, parse):
     return run
 
 
+def _kept_text(document, units, start: int, end: int) -> str:
+    """Text of the units' own spans inside ``[start, end)``, whitespace removed: what a chunk there may show."""
+    spans = sorted(own_span(u) for u in walk_units(units) if u.source_start is not None)
+    return "".join(re.sub(r"\s+", "", document.text[max(a, start):min(b, end)]) for a, b in spans if a < end and b > start)
+
+
 @pytest.mark.parametrize(("parser", "name"), CASES)
 def test_chunks_are_exact_focused_and_attributed(chunked, parser: str, name: str) -> None:
     document, units, chunks = chunked(parser, name)
@@ -53,10 +59,12 @@ def test_chunks_are_exact_focused_and_attributed(chunked, parser: str, name: str
     for chunk in chunks:
         unit = by_id[chunk.unit_id]
         header, source = chunk.fulltext.split("\n\n", 1)
-        assert source == document.text[chunk.source_start:chunk.source_end]
-        start, end = own_span(unit)
-        assert start <= chunk.source_start < chunk.source_end <= end
-        assert 0 < chunk.source_end - chunk.source_start <= DOMAIN.MAX_CHARS
+        edge = min(20, chunk.source_end - chunk.source_start)
+        assert source.startswith(document.text[chunk.source_start:chunk.source_start + edge])
+        assert source.endswith(document.text[chunk.source_end - edge:chunk.source_end])
+        assert re.sub(r"\s+", "", source) == _kept_text(document, units, chunk.source_start, chunk.source_end)
+        assert unit.source_start <= chunk.source_start < chunk.source_end <= unit.source_end
+        assert 0 < len(source) <= max(DOMAIN.MAX_CHARS, DOMAIN.WHOLE_CHARS)
         assert header.splitlines()[0] == unit.attributes["document_label"]
         assert " > ".join(unit.attributes["hierarchy"]) in header
         assert chunk.attributes["parser_name"] == "domain"
@@ -67,19 +75,37 @@ def test_chunks_are_exact_focused_and_attributed(chunked, parser: str, name: str
 
 
 @pytest.mark.parametrize(("parser", "name"), CASES)
-def test_every_chunked_unit_is_covered_without_repeating_children(chunked, parser: str, name: str) -> None:
+def test_chunks_never_overlap_and_cover_every_leaf(chunked, parser: str, name: str) -> None:
     document, units, chunks = chunked(parser, name)
-    per_unit: dict[str, list] = {}
-    for chunk in chunks:
-        per_unit.setdefault(chunk.unit_id, []).append(chunk)
+    spans = sorted((c.source_start, c.source_end) for c in chunks)
+    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
+    inside = bytearray(len(document.text))
+    for a, b in spans:
+        inside[a:b] = b"\x01" * (b - a)
     for unit in walk_units(units):
-        pieces = sorted(per_unit.get(unit.id, []), key=lambda c: c.source_start)
-        if not pieces:
+        if unit.subunits or unit.attributes.get("role") == "navigation" or not unit.raw_text.strip():
             continue
         start, end = own_span(unit)
-        own = re.sub(r"\s+", "", document.text[start:end])
-        assert "".join(re.sub(r"\s+", "", document.text[c.source_start:c.source_end]) for c in pieces) == own
-        assert all(a.source_end <= b.source_start for a, b in zip(pieces, pieces[1:]))
+        missed = [i for i in range(start, end) if not inside[i] and not document.text[i].isspace()]
+        assert not missed, unit.topic
+
+
+def test_a_section_that_fits_is_one_chunk_and_records_stay_apart(chunked) -> None:
+    document, units, chunks = chunked("licence", "GPL-3.0.txt")
+    termination = find_unit(units, "terms", "8")
+    assert termination.source_end - termination.source_start <= DOMAIN.WHOLE_CHARS
+    [chunk] = [c for c in chunks if c.source_start < termination.source_end and c.source_end > termination.source_start]
+    assert chunk.unit_id == termination.id and chunk.fulltext.endswith(termination.raw_text.strip()[-40:])
+    document, units, chunks = chunked("manual", "debian-policy.pdf")  # a subsection cut by a page break
+    standards = next(u for u in walk_units(units) if u.topic == "5.6.11 Standards-Version")
+    [chunk] = [c for c in chunks if c.source_start < standards.source_end and c.source_end > standards.source_start]
+    assert chunk.unit_id == standards.id and len(standards.subunits) == 2
+    assert "Thus only the first three components" in chunk.fulltext and chunk.page_end == chunk.page_start + 1
+    _, units, chunks = chunked("policy-changelog", "upgrading-checklist.txt")
+    version = find_unit(units, "4.5.1")
+    assert version.source_end - version.source_start <= DOMAIN.WHOLE_CHARS
+    assert {c.unit_id for c in chunks if version.source_start <= c.source_start < version.source_end} == {
+        u.id for u in version.subunits}
 
 
 def test_navigation_and_heading_only_units_are_not_chunked(chunked) -> None:

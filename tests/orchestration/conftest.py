@@ -10,57 +10,37 @@ import pytest
 
 CORPUS = Path(__file__).resolve().parents[2] / "data" / "documents"
 
-GNU_PARSER = '''
+PARSER_TEMPLATE = '''
 import re
 from right_rag_dagster.interfaces import UnitParser
 from right_rag_dagster.model import ParsedUnit
 
 
-class GnuLicenceParser(UnitParser):
-    """Numbered sections of GNU licences ("  0. Definitions.")."""
+class {cls}(UnitParser):
+    """Numbered sections ("  0. Definitions.") of one licence family."""
 
     @property
     def parser_name(self):
-        return "gnu-licence"
+        return "{name}"
 
     def parser_can_handle_document(self, document):
-        return "GNU" in document.text[:2000] and "GENERAL PUBLIC LICENSE" in document.text[:2000]
+        return {accepts}
 
     def parse_document(self, document):
         starts = [m for m in re.finditer(r"(?m)^\\s*(\\d+)\\. (.+)$", document.text)]
         for i, m in enumerate(starts):
             end = starts[i + 1].start() if i + 1 < len(starts) else len(document.text)
-            yield ParsedUnit(topic=f"Section {m.group(1)}", key=f"{m.group(1)}-{i}",
+            yield ParsedUnit(topic=f"Section {{m.group(1)}}", key=f"{{m.group(1)}}-{{i}}",
                              fulltext=document.text[m.start():end].strip(),
                              source_start=m.start(), source_end=end,
-                             attributes={"unit_type": "section"})
+                             attributes={{"unit_type": "section"}})
 '''
 
-APACHE_PARSER = '''
-import re
-from right_rag_dagster.interfaces import UnitParser
-from right_rag_dagster.model import ParsedUnit
-
-
-class ApacheLicenceParser(UnitParser):
-    """Numbered sections of the Apache licence ("1. Definitions.")."""
-
-    @property
-    def parser_name(self):
-        return "apache-licence"
-
-    def parser_can_handle_document(self, document):
-        return "Apache License" in document.text[:500]
-
-    def parse_document(self, document):
-        starts = [m for m in re.finditer(r"(?m)^\\s*(\\d+)\\. (.+)$", document.text)]
-        for i, m in enumerate(starts):
-            end = starts[i + 1].start() if i + 1 < len(starts) else len(document.text)
-            yield ParsedUnit(topic=f"Section {m.group(1)}", key=f"{m.group(1)}-{i}",
-                             fulltext=document.text[m.start():end].strip(),
-                             source_start=m.start(), source_end=end,
-                             attributes={"unit_type": "section"})
-'''
+GNU_PARSER = PARSER_TEMPLATE.format(
+    cls="GnuLicenceParser", name="gnu-licence",
+    accepts='"GNU" in document.text[:2000] and "GENERAL PUBLIC LICENSE" in document.text[:2000]')
+APACHE_PARSER = PARSER_TEMPLATE.format(
+    cls="ApacheLicenceParser", name="apache-licence", accepts='"Apache License" in document.text[:500]')
 
 
 def make_project(root: Path, documents: tuple[str, ...] = ("GPL-3.0.txt", "LGPL-3.0.txt", "Apache-2.0.txt")) -> Path:

@@ -1,0 +1,129 @@
+"""Dagster's own floor: do-nothing assets with right-rag-dagster's partitioning, on a fresh SQLite DAGSTER_HOME.
+
+Run as a subprocess by ``bench/index_scale.py`` (so its memory and imports are its own):
+``python bench/_dagster_floor.py --partitions 710 --assets 4 --naive-sample 20 --home DIR --json OUT``.
+Measures one single-run backfill over all partitions (each asset yields one AssetMaterialization per
+partition, as ``document_pipeline`` does) and the naive one-run-per-partition cost on a sample.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+
+DAGSTER_YAML = "telemetry:\n  enabled: false\n"
+SUBSET_PLANNED = "DAGSTER_EMIT_PARTITION_SUBSET_IN_PLANNED_EVENTS"
+
+
+def build(asset_count: int):
+    """A dynamic partitions definition and one multi-asset step computing ``asset_count`` do-nothing assets."""
+    import dagster as dg
+
+    partitions = dg.DynamicPartitionsDefinition(name="documents")
+    keys = [dg.AssetKey(f"floor_{i}") for i in range(asset_count)]
+    specs = [dg.AssetSpec(key, deps=keys[:i][-1:], partitions_def=partitions, skippable=True) for i, key in
+             enumerate(keys)]
+
+    @dg.multi_asset(name="floor_step", specs=specs, partitions_def=partitions,
+                    backfill_policy=dg.BackfillPolicy.single_run())
+    def floor_step(context):  # a local annotation would not resolve (postponed annotations)
+        for partition in context.partition_keys:
+            for key in keys:
+                yield dg.AssetMaterialization(asset_key=key, partition=partition,
+                                              tags={"dagster/data_version": partition})
+
+    job = dg.define_asset_job("floor_job", selection=dg.AssetSelection.assets(*keys))
+    defs = dg.Definitions(assets=[floor_step], jobs=[job])
+    return partitions, defs.resolve_job_def("floor_job")
+
+
+def measure(partition_count: int, asset_count: int, naive_sample: int, home: Path,
+            subset_planned: bool = True) -> dict[str, float]:
+    """Seconds for: importing dagster, adding the partitions, one batched run, and the naive runs.
+
+    With ``subset_planned``, also one batched run with ``DAGSTER_EMIT_PARTITION_SUBSET_IN_PLANNED_EVENTS=1``.
+    """
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "dagster.yaml").write_text(DAGSTER_YAML, encoding="utf-8")
+    os.environ["DAGSTER_HOME"] = str(home)
+    os.environ.pop(SUBSET_PLANNED, None)
+    quiet = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+    out: dict[str, float] = {}
+
+    clock = _Clock(out)
+    import dagster as dg
+
+    clock.lap("import")
+    partitions, job = build(asset_count)
+    instance = dg.DagsterInstance.get()
+    keys = [f"doc-{i:05d}.copyright" for i in range(partition_count)]
+
+    clock.reset()
+    instance.add_dynamic_partitions(partitions.name, keys)
+    clock.lap("add_partitions")
+
+    job.execute_in_process(instance=instance, run_config=quiet, tags={
+        "dagster/asset_partition_range_start": keys[0], "dagster/asset_partition_range_end": keys[-1]})
+    clock.lap("batched_run")
+
+    job.execute_in_process(instance=instance, run_config=quiet, tags={
+        "dagster/asset_partition_range_start": keys[0], "dagster/asset_partition_range_end": keys[0]})
+    clock.lap("one_partition_run")
+
+    if subset_planned:  # Dagster's switch: one planned event per asset for the run, not one per partition
+        os.environ[SUBSET_PLANNED] = "1"
+        clock.reset()
+        job.execute_in_process(instance=instance, run_config=quiet, tags={
+            "dagster/asset_partition_range_start": keys[0], "dagster/asset_partition_range_end": keys[-1]})
+        clock.lap("batched_run_subset_planned")
+        del os.environ[SUBSET_PLANNED]
+
+    sample = keys[1:1 + naive_sample]
+    clock.reset()
+    for key in sample:
+        job.execute_in_process(instance=instance, run_config=quiet, partition_key=key)
+    clock.lap("naive_sample")
+    out["naive_sample_runs"] = len(sample)
+    out["naive_extrapolated_seconds"] = out["naive_sample_seconds"] / max(len(sample), 1) * partition_count
+    materializations = partition_count * asset_count
+    out["asset_partitions"] = materializations
+    out["per_asset_partition_ms"] = out["batched_run_seconds"] / materializations * 1000
+    instance.dispose()
+    return out
+
+
+class _Clock:
+    """Wall and CPU seconds of each phase, stored as ``<name>_seconds`` and ``<name>_cpu_seconds``."""
+
+    def __init__(self, out: dict[str, float]) -> None:
+        self.out = out
+        self.reset()
+
+    def reset(self) -> None:
+        self.wall, self.cpu = time.perf_counter(), time.process_time()
+
+    def lap(self, name: str) -> None:
+        self.out[f"{name}_seconds"] = time.perf_counter() - self.wall
+        self.out[f"{name}_cpu_seconds"] = time.process_time() - self.cpu
+        self.reset()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--partitions", type=int, default=710)
+    parser.add_argument("--assets", type=int, default=4)
+    parser.add_argument("--naive-sample", type=int, default=20)
+    parser.add_argument("--no-subset-planned", action="store_true",
+                        help=f"skip the extra batched run with {SUBSET_PLANNED}=1")
+    parser.add_argument("--home", type=Path, required=True, help="a fresh DAGSTER_HOME folder")
+    parser.add_argument("--json", type=Path, required=True, help="where to write the seconds")
+    args = parser.parse_args()
+    figures = measure(args.partitions, args.assets, args.naive_sample, args.home, not args.no_subset_planned)
+    args.json.write_text(json.dumps(figures, indent=2), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

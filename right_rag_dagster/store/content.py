@@ -149,12 +149,6 @@ def replace_chunks(con: Connection, document: Document, units: Sequence[Unit], c
     insert_rows(con, "chunks", chunk_rows(document, units, chunker, chunker_version, chunks))
 
 
-def write_coverage(con: Connection, document_id: str, parser: str, parser_version: str, coverage: Coverage,
-                   units_by_type: dict[str, int]) -> None:
-    con.execute("DELETE FROM coverage WHERE document_id = ?", [document_id])
-    insert_rows(con, "coverage", [coverage_row(document_id, parser, parser_version, coverage, units_by_type)])
-
-
 def record_rejection(con: Connection, rejection: Rejection, stage: str) -> None:
     con.execute("DELETE FROM rejections WHERE document_id = ?", [rejection.document_id])
     insert_rows(con, "rejections", [rejection_row(rejection, stage)])

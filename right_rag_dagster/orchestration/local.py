@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 
 import dagster as dg
@@ -41,39 +42,45 @@ def sync_partitions(instance: dg.DagsterInstance, wanted: Sequence[str]) -> tupl
 
 def run_local(project: Project, plan: IndexPlan, all_keys: Sequence[str], refresh: bool,
               instance: dg.DagsterInstance | None = None) -> LocalRunResult:
-    """Sync partitions, run the document job over the range covering the plan's work, then the refresh job."""
-    ensure_dagster_home(project.dagster_home)
+    """Sync partitions, run the document job over the range covering the plan's work, then the refresh job.
+
+    Without ``instance``, uses the project's DAGSTER_HOME (``.dagster/`` by default) and enters the instance
+    for the duration, so Dagster's per-instance context is this instance's and is released afterwards.
+    """
     # One ASSET_MATERIALIZATION_PLANNED event per asset for the run's partition subset instead of one per
     # asset and partition: halves Dagster's bookkeeping for a batched run (measured in bench/index_scale.py).
     os.environ.setdefault(SUBSET_PLANNED_EVENTS, "1")
-    owned = instance is None
-    instance = instance or dg.DagsterInstance.get()
-    try:
-        store = Store(project.store_path)
-        defs = build_definitions(project)
-        sync_partitions(instance, all_keys)
-        removed = 0
-        if plan.removed:
-            from ..pipeline.indexer import Indexer
+    with ExitStack() as stack:
+        if instance is None:
+            ensure_dagster_home(project.dagster_home)
+            instance = stack.enter_context(dg.DagsterInstance.get())
+        return _run(project, plan, all_keys, refresh, instance)
 
-            removed = len(remove_documents(Indexer(project), store, plan.removed, run_id="right-rag-index"))
-        document_run = None
-        if plan.todo:
-            order = {k: i for i, k in enumerate(instance.get_dynamic_partitions(DOCUMENTS_PARTITIONS.name))}
-            keys = sorted((f.partition_key for f in plan.todo), key=order.__getitem__)
-            result = defs.resolve_job_def(DOCUMENT_JOB).execute_in_process(
-                instance=instance, run_config=QUIET_LOGS,
-                tags={"dagster/asset_partition_range_start": keys[0],
-                      "dagster/asset_partition_range_end": keys[-1], "right_rag/source": "cli"},
-            )
-            document_run = result.run_id
-        refresh_run = None
-        if refresh:
-            result = defs.resolve_job_def(REFRESH_JOB).execute_in_process(
-                instance=instance, run_config=QUIET_LOGS, tags={"right_rag/source": "cli"})
-            refresh_run = result.run_id
-            mark_refresh(store, pending=False)
-        return LocalRunResult(document_run, refresh_run, removed)
-    finally:
-        if owned:
-            instance.dispose()
+
+def _run(project: Project, plan: IndexPlan, all_keys: Sequence[str], refresh: bool,
+         instance: dg.DagsterInstance) -> LocalRunResult:
+    store = Store(project.store_path)
+    defs = build_definitions(project)
+    sync_partitions(instance, all_keys)
+    removed = 0
+    if plan.removed:
+        from ..pipeline.indexer import Indexer
+
+        removed = len(remove_documents(Indexer(project), store, plan.removed, run_id="right-rag-index"))
+    document_run = None
+    if plan.todo:
+        order = {k: i for i, k in enumerate(instance.get_dynamic_partitions(DOCUMENTS_PARTITIONS.name))}
+        keys = sorted((f.partition_key for f in plan.todo), key=order.__getitem__)
+        result = defs.resolve_job_def(DOCUMENT_JOB).execute_in_process(
+            instance=instance, run_config=QUIET_LOGS,
+            tags={"dagster/asset_partition_range_start": keys[0],
+                  "dagster/asset_partition_range_end": keys[-1], "right_rag/source": "cli"},
+        )
+        document_run = result.run_id
+    refresh_run = None
+    if refresh:
+        result = defs.resolve_job_def(REFRESH_JOB).execute_in_process(
+            instance=instance, run_config=QUIET_LOGS, tags={"right_rag/source": "cli"})
+        refresh_run = result.run_id
+        mark_refresh(store, pending=False)
+    return LocalRunResult(document_run, refresh_run, removed)

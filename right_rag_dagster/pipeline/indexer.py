@@ -80,6 +80,7 @@ class Indexer:
             return []
         started = utcnow()
         events: list[StepEvent] = []
+        batch.clear_rejection(file.document_id, ["index"])  # an earlier run's crash on this document
         step = _Steps(self, con, batch, file, events)
         document, raw_version = step.raw_text()
         if document is not None and raw_version is not None:

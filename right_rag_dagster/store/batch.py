@@ -99,7 +99,9 @@ class WriteBatch:
         previous = self.rejections.get(document_id)
         if previous and previous[0] == "set" and previous[1][1] in stages:
             self.rejections[document_id] = ("delete", None)
-        elif not previous or previous[0] != "set":
+        elif previous and previous[0] == "clear":
+            self.rejections[document_id] = ("clear", tuple(sorted({*previous[1], *stages})))
+        elif not previous:
             self.rejections[document_id] = ("clear", tuple(stages))
 
     def flush(self, con: duckdb.DuckDBPyConnection) -> None:

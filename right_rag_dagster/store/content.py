@@ -190,17 +190,18 @@ def read_document(con: Connection, document_id: str) -> Document | None:
 
 def read_units(con: Connection, document_id: str, active_only: bool = False) -> list[Unit]:
     """Rebuild a document's unit trees (with their history) from the store, in source order."""
+    found = con.execute("SELECT text FROM documents WHERE document_id = ?", [document_id]).fetchone()
+    text = found[0] if found else None
     rows = con.execute(
         "SELECT unit_id, parent_id, key_path, topic, temporal_topic, fulltext, source_start, source_end, "
-        "attributes, metadata, changes, active, (SELECT text FROM documents d WHERE d.document_id = u.document_id) "
-        "FROM units u WHERE document_id = ? ORDER BY ordinal", [document_id]
+        "attributes, metadata, changes, active FROM units WHERE document_id = ? ORDER BY ordinal", [document_id]
     ).fetchall()
     children: dict[str | None, list[tuple]] = {}
     for row in rows:
         children.setdefault(row[1], []).append(row)
 
     def build(row: tuple) -> Unit:
-        uid, parent, key_path, topic, temporal, fulltext, start, end, attrs, meta, changes, _active, text = row
+        uid, parent, key_path, topic, temporal, fulltext, start, end, attrs, meta, changes, _active = row
         return Unit(
             id=uid, document_id=document_id, topic=topic, key=json.loads(key_path)[-1], temporal_topic=temporal,
             fulltext=fulltext, source_start=start, source_end=end,

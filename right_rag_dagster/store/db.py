@@ -21,10 +21,12 @@ from ..errors import StoreError
 from .migrations import SCHEMA_VERSION, load_migrations
 
 DEFAULT_LOCK_TIMEOUT = 120.0
-DEFAULT_MEMORY_LIMIT = "256MB"
+DEFAULT_MEMORY_LIMIT = "128MB"
 """DuckDB's buffer pool; it spills to disk beyond it. Uncapped, DuckDB may take 80% of RAM: the 710-document
-BM25 build peaked at 741 MB RSS. 128 MB made that 379 MB but was too tight for other work; change it with
-RIGHT_RAG_DUCKDB_MEMORY_LIMIT."""
+index peaked at 741 MB RSS, 615 MB with 256 MB, 490 MB with 128 MB. Raise it with RIGHT_RAG_DUCKDB_MEMORY_LIMIT
+for much larger corpora (an out-of-memory error says so)."""
+MEMORY_HINT = ("DuckDB ran out of its memory budget ({limit}); set RIGHT_RAG_DUCKDB_MEMORY_LIMIT higher "
+               "(e.g. RIGHT_RAG_DUCKDB_MEMORY_LIMIT=1GB) and run again: {error}")
 
 
 def _is_lock_error(exc: BaseException) -> bool:
@@ -32,6 +34,10 @@ def _is_lock_error(exc: BaseException) -> bool:
     return any(s in text for s in ("could not set lock", "conflicting lock", "database is locked",
                                     "being used by another process", "write-write conflict",
                                     "unique file handle conflict"))
+
+
+def memory_limit() -> str:
+    return os.environ.get("RIGHT_RAG_DUCKDB_MEMORY_LIMIT", DEFAULT_MEMORY_LIMIT)
 
 
 def utcnow() -> datetime:
@@ -52,7 +58,7 @@ class Store:
         while True:
             try:
                 con = duckdb.connect(str(self.path), read_only=read_only)
-                con.execute(f"SET memory_limit = '{os.environ.get('RIGHT_RAG_DUCKDB_MEMORY_LIMIT', DEFAULT_MEMORY_LIMIT)}'")
+                con.execute(f"SET memory_limit = '{memory_limit()}'")
                 return con
             except duckdb.Error as exc:
                 if not _is_lock_error(exc) or time.monotonic() > deadline:
@@ -79,6 +85,9 @@ class Store:
             con.execute("BEGIN TRANSACTION")
             try:
                 yield con
+            except duckdb.OutOfMemoryException as exc:
+                con.execute("ROLLBACK")
+                raise StoreError(MEMORY_HINT.format(limit=memory_limit(), error=exc)) from exc
             except BaseException:
                 con.execute("ROLLBACK")
                 raise

@@ -54,3 +54,18 @@ def test_crash_is_isolated_recorded_and_healed(tmp_path: Path):
     assert rows(store, "LGPL-3.0.txt")["chunks"] > 0
     with store.read() as con:
         assert con.execute("SELECT count(*) FROM rejections").fetchone()[0] == 0
+
+
+def test_out_of_memory_names_the_setting(tmp_path: Path, monkeypatch):
+    import pytest
+
+    from right_rag_dagster.errors import StoreError
+
+    store = Store(tmp_path / "s.duckdb")
+    store.ensure()
+    monkeypatch.setenv("RIGHT_RAG_DUCKDB_MEMORY_LIMIT", "2MB")
+    with pytest.raises(StoreError, match="RIGHT_RAG_DUCKDB_MEMORY_LIMIT"):
+        with store.write() as con:
+            con.execute("CREATE TABLE big AS SELECT range AS i, repeat('x', 200) AS s FROM range(300000)")
+            con.execute("SELECT i, s FROM big ORDER BY s DESC, i LIMIT 1 OFFSET 0").fetchall()
+            con.execute("SELECT list(s) FROM big").fetchall()

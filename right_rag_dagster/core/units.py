@@ -88,17 +88,15 @@ def walk_units(units: Iterable[Unit]) -> Iterator[Unit]:
         stack.extend(reversed(unit.subunits))
 
 
-def unit_paths(units: Iterable[Unit]) -> dict[str, tuple[str, ...]]:
-    """Map each unit id to its path of topics from the root (the section path shown in citations)."""
+def unit_paths(units: Iterable[Unit], attribute: str = "topic") -> dict[str, tuple[str, ...]]:
+    """Map each unit id to the path of ``attribute`` values from the root: topics give the section path shown
+    in citations, ``"key"`` the identity path that unit ids hash."""
     paths: dict[str, tuple[str, ...]] = {}
-
-    def visit(unit: Unit, prefix: tuple[str, ...]) -> None:
-        paths[unit.id] = (*prefix, unit.topic)
-        for sub in unit.subunits:
-            visit(sub, paths[unit.id])
-
-    for root in units:
-        visit(root, ())
+    stack = [(unit, ()) for unit in reversed(list(units))]
+    while stack:
+        unit, prefix = stack.pop()
+        paths[unit.id] = (*prefix, getattr(unit, attribute))
+        stack.extend((sub, paths[unit.id]) for sub in reversed(unit.subunits))
     return paths
 
 

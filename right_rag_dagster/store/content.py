@@ -52,7 +52,7 @@ def unit_rows(document: Document, units: Sequence[Unit], parser: str, parser_ver
     current state, so it is stored as NULL and rebuilt on read: the first index writes half as much.
     """
     paths = unit_paths(units)
-    key_paths = _key_paths(units)
+    key_paths = unit_paths(units, "key")
     rows = []
     for ordinal, unit in enumerate(walk_units(units)):
         active = not unit.changes or unit.changes[-1].change_type != "DeleteUnit"
@@ -106,16 +106,6 @@ def rejection_row(rejection: Rejection, stage: str) -> list[Any]:
 def state_row(step: str, document_id: str, cache_key: str, data_version: str | None,
               owner: str | None = None) -> list[Any]:
     return [step, document_id, cache_key, data_version, owner, utcnow()]
-
-
-def _key_paths(units: Sequence[Unit]) -> dict[str, tuple[str, ...]]:
-    paths: dict[str, tuple[str, ...]] = {}
-    stack: list[tuple[Unit, tuple[str, ...]]] = [(unit, ()) for unit in reversed(list(units))]
-    while stack:
-        unit, prefix = stack.pop()
-        paths[unit.id] = (*prefix, unit.key)
-        stack.extend((sub, paths[unit.id]) for sub in reversed(unit.subunits))
-    return paths
 
 
 def units_fingerprint(units: Sequence[Unit]) -> str:

@@ -8,7 +8,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ..core.routing import Rejection
-from ..project import Project
 from ..store import Store, content, lineage
 from ..store.batch import WriteBatch
 from .indexer import DOCUMENT, Indexer, StepEvent
@@ -157,7 +156,3 @@ def refresh_pending(store: Store) -> bool:
     with store.read() as con:
         state = content.get_step_state(con, REFRESH, "*")
     return state is not None and state[0] == "pending"
-
-
-def open_store(project: Project) -> Store:
-    return Store(project.store_path)

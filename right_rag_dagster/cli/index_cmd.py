@@ -9,6 +9,7 @@ from ..pipeline.indexer import Indexer
 from ..pipeline.runner import add_progress_listener, known_files, plan_index, refresh_pending
 from ..pipeline.scan import scan_documents
 from ..project import Project
+from ..retrieval.formats import outdated_indexes
 from ..store import Store
 from .progress import ProgressBar, format_table
 
@@ -32,7 +33,8 @@ def run(args: argparse.Namespace) -> int:
     indexer = Indexer(project)
     files = scan_documents(project.documents_dir, known_files(store))
     plan = plan_index(indexer, store, files)
-    if plan.is_empty and not refresh_pending(store):
+    if plan.is_empty and not refresh_pending(store) and not outdated_indexes(
+            store, [c.name for c in indexer.plugins.chunkers]):
         summary = _summary(store, plan, 0, time.monotonic() - started, 0)
         print(summary if not args.quiet else summary.splitlines()[-1])
         return 0

@@ -1,20 +1,35 @@
-"""Search over the chunk store: BM25 (DuckDB fts), dense vectors and hybrid fusion, with metadata filters.
+"""Search over the chunk store: BM25 (incremental postings in DuckDB), dense vectors and hybrid fusion, with
+metadata filters.
 
 Never imports Dagster. ``build_search_index`` keeps a chunker's indexes in line with its ``chunks`` rows;
-``search`` returns ranked ``Hit`` rows; retrievers are plugins (``spec/retrievers/*.py``).
+``search`` returns ranked ``Hit`` rows; retrievers are plugins (``spec/retrievers/*.py``). Names are imported on
+first use, so a command that only checks an index's format does not pay for numpy and the embedders.
 """
 
-from .build import build_search_index
-from .embedders import (Embedder, FunctionEmbedder, HashingEmbedder, LocalModelEmbedder, OllamaEmbedder,
-                        OpenAIEmbedder, make_embedder)
-from .errors import EmbedderMismatchError, IndexMissingError, ServiceError
-from .hits import Hit
-from .retrievers import RetrievalRequest, Retriever
-from .search import search
-from .settings import RetrievalSettings, embedder_for_project
+from __future__ import annotations
 
-__all__ = [
-    "Embedder", "EmbedderMismatchError", "FunctionEmbedder", "HashingEmbedder", "Hit", "IndexMissingError",
-    "LocalModelEmbedder", "OllamaEmbedder", "OpenAIEmbedder", "RetrievalRequest", "RetrievalSettings", "Retriever",
-    "ServiceError", "build_search_index", "embedder_for_project", "make_embedder", "search",
-]
+import importlib
+from typing import Any
+
+_HOME = {
+    "build_search_index": "build",
+    "Embedder": "embedders", "FunctionEmbedder": "embedders", "HashingEmbedder": "embedders",
+    "LocalModelEmbedder": "embedders", "OllamaEmbedder": "embedders", "OpenAIEmbedder": "embedders",
+    "make_embedder": "embedders",
+    "EmbedderMismatchError": "errors", "IndexMissingError": "errors", "ServiceError": "errors",
+    "Hit": "hits",
+    "RetrievalRequest": "retrievers", "Retriever": "retrievers",
+    "search": "search",
+    "RetrievalSettings": "settings", "embedder_for_project": "settings",
+}
+
+__all__ = sorted(_HOME)
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

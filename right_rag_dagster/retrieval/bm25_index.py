@@ -1,9 +1,10 @@
-"""Build one chunker's BM25 index: pre-tokenized rows, DuckDB fts over them, and per-posting BM25 weights.
+"""Build one chunker's BM25 index incrementally: a term dictionary and (term, chunk, tf) postings in DuckDB.
 
-Plan with a read connection (tokenizing only chunks whose indexed text changed), then apply in one short
-write transaction. fts makes the dictionary, document frequencies and lengths (with Porter stemming and
-English stopwords on our tokens); the postings table stores each (term, chunk) weight exactly as fts's
-``match_bm25`` computes it (k1 = 1.2, b = 0.75), so a query only adds up the weights of its terms.
+Only chunks whose indexed text changed are tokenized; their old postings are deleted and new ones inserted in
+one short write transaction, so editing one document costs milliseconds, not a rebuild. Terms are made as
+DuckDB's fts extension makes them (English stopwords dropped, then the Porter ``stem``), and BM25 weights
+(k1 = 1.2, b = 0.75, fts's ``match_bm25`` formula) are computed at query time from term frequencies,
+document frequencies and chunk lengths, because every change moves the corpus statistics of all weights.
 """
 
 from __future__ import annotations
@@ -12,113 +13,132 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .extensions import load_extension
+from .formats import BM25_FORMAT
+from .pending import ChunkText, PendingChunks
+from .stopwords import ENGLISH_STOPWORDS
 from .tables import Connection, IndexState, IndexTables, delete_state, read_state, table_exists, write_state
-from .tokenize import TOKENIZER_VERSION, tokenize
+from .tokenize import tokenize
 
 K1 = 1.2
 B = 0.75
 FTS_OPTIONS = r"stemmer = 'porter', stopwords = 'english', ignore = '\s+', strip_accents = 0, lower = 0"
-"""fts settings over our tokens: stem and drop English stopwords, but never split or strip what we made."""
+"""The ``create_fts_index`` settings, over our space-joined tokens, whose ``match_bm25`` scores equal ours."""
 
 
 @dataclass(frozen=True)
 class Bm25Plan:
-    """What to change in the BM25 table: rows to delete (chunk ids) and rows to (re)insert."""
+    """What to change in the BM25 tables: chunks to delete (ids) and chunks to (re)insert with their terms."""
 
     tables: IndexTables
     remove: tuple[str, ...]
-    insert: tuple[tuple[str, str, str, int], ...]  # chunk_id, text_hash, tokens, token count
+    insert: tuple[tuple[str, str, str, int], ...]  # chunk_id, text_hash, tokens kept for terms, token count
     full_rebuild: bool
     total_chunks: int
-    indexed: bool  # an fts index exists for the current table
     fingerprint: str = ""  # of the chunks this plan was made from (see build.chunks_fingerprint)
     stale_fingerprint: bool = False  # only the stored fingerprint is out of date (no indexed text changed)
 
     @property
     def rows_changed(self) -> bool:
-        return self.full_rebuild or bool(self.remove or self.insert) or not self.indexed
+        return self.full_rebuild or bool(self.remove or self.insert)
 
     @property
     def changed(self) -> bool:
         return self.rows_changed or self.stale_fingerprint
 
 
-def plan_bm25(con: Connection, chunker: str, texts: Sequence[tuple[str, str, str]],
-              fingerprint: str = "") -> Bm25Plan:
-    """Compare ``(chunk_id, text_hash, indexed_text)`` rows with the stored index; tokenize what changed."""
-    tables = IndexTables(chunker)
+def needs_rebuild(con: Connection, chunker: str) -> bool:
+    """Whether the chunker's BM25 tables are missing or were made by another tokenizer or layout."""
     state = read_state(con, chunker, "bm25")
-    full = state is None or state.model != TOKENIZER_VERSION or not table_exists(con, tables.bm25)
-    stored = {} if full else dict(con.execute(f"SELECT chunk_id, text_hash FROM {tables.bm25}").fetchall())
-    current = {chunk_id for chunk_id, _, _ in texts}
-    insert = tuple((chunk_id, digest, " ".join(tokens), len(tokens))
-                   for chunk_id, digest, text in texts if stored.get(chunk_id) != digest
-                   for tokens in [tokenize(text)])
-    remove = tuple(chunk_id for chunk_id in stored if chunk_id not in current)
-    indexed = not full and table_exists(con, "docs", tables.fts_schema)
-    stale = state is not None and state.details.get("fingerprint") != fingerprint
-    return Bm25Plan(tables, remove, insert, full, len(texts), indexed, fingerprint, stale)
+    t = IndexTables(chunker)
+    return (state is None or state.model != BM25_FORMAT
+            or not all(table_exists(con, name) for name in (t.bm25, t.terms, t.postings)))
+
+
+def plan_bm25(pending: PendingChunks, con: Connection, fingerprint: str = "") -> Bm25Plan:
+    """Tokenize the chunks that are new or changed for the BM25 table (all of them when it must be rebuilt)."""
+    tables = IndexTables(pending.chunker)
+    full = needs_rebuild(con, pending.chunker)
+    stale, remove = pending.against(con, None if full else tables.bm25)
+    insert = tuple(_terms_row(row) for row in stale)
+    state = read_state(con, pending.chunker, "bm25")
+    stale_fingerprint = state is not None and state.details.get("fingerprint") != fingerprint
+    return Bm25Plan(tables, remove, insert, full, pending.total, fingerprint, stale_fingerprint)
+
+
+def _terms_row(row: ChunkText) -> tuple[str, str, str, int]:
+    tokens = tokenize(row.text)
+    return row.chunk_id, row.text_hash, " ".join(t for t in tokens if t not in ENGLISH_STOPWORDS), len(tokens)
 
 
 def apply_bm25(con: Connection, plan: Bm25Plan, build_id: str, seconds: float) -> dict[str, int]:
-    """Apply the plan, rebuild the fts index and the weighted postings; returns token and term counts."""
+    """Apply the plan in ``con``'s transaction; returns the index's chunk, token and term counts."""
     t = plan.tables
-    load_extension(con, "fts")
-    con.execute("SET enable_progress_bar = false")
     if plan.full_rebuild:
-        con.execute(f"DROP TABLE IF EXISTS {t.bm25}")
+        _drop_tables(con, t)
     con.execute(f"CREATE TABLE IF NOT EXISTS {t.bm25} (doc_key INTEGER NOT NULL, chunk_id VARCHAR NOT NULL, "
-                "text_hash VARCHAR NOT NULL, tokens VARCHAR NOT NULL, token_count INTEGER NOT NULL)")
+                "text_hash VARCHAR NOT NULL, token_count INTEGER NOT NULL, len INTEGER NOT NULL)")
+    con.execute(f"CREATE TABLE IF NOT EXISTS {t.terms} (termid INTEGER NOT NULL, term VARCHAR NOT NULL)")
+    con.execute(f"CREATE TABLE IF NOT EXISTS {t.postings} (termid INTEGER NOT NULL, doc_key INTEGER NOT NULL, "
+                "tf INTEGER NOT NULL)")
     gone = list(plan.remove) + [row[0] for row in plan.insert]
-    if gone:
-        con.execute(f"DELETE FROM {t.bm25} WHERE chunk_id IN (SELECT unnest(?::VARCHAR[]))", [gone])
+    if gone and not plan.full_rebuild:
+        _delete_chunks(con, t, gone)
     if plan.insert:
-        first = con.execute(f"SELECT coalesce(max(doc_key), 0) + 1 FROM {t.bm25}").fetchone()[0]
-        columns = list(zip(*plan.insert))
-        con.execute(f"INSERT INTO {t.bm25} SELECT unnest(?::INTEGER[]), unnest(?::VARCHAR[]), "
-                    "unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::INTEGER[])",
-                    [list(range(first, first + len(plan.insert))), *map(list, columns)])
+        _insert_chunks(con, t, plan.insert)
     rows, tokens = con.execute(f"SELECT count(*), coalesce(sum(token_count), 0) FROM {t.bm25}").fetchone()
-    if not plan.rows_changed:
-        terms = int(con.execute(f"SELECT count(*) FROM {t.fts_schema}.dict").fetchone()[0])
-    else:
-        terms = _rebuild_fts(con, t) if rows else _drop_fts(con, t)
-    write_state(con, IndexState(t.chunker, "bm25", t.bm25, TOKENIZER_VERSION, None, rows, tokens, build_id,
+    terms = int(con.execute(f"SELECT count(*) FROM {t.terms}").fetchone()[0])
+    write_state(con, IndexState(t.chunker, "bm25", t.bm25, BM25_FORMAT, None, rows, tokens, build_id,
                                 {"terms": terms, "k1": K1, "b": B, "fingerprint": plan.fingerprint}), seconds)
-    return {"chunks": int(rows), "tokens": int(tokens), "terms": int(terms)}
+    return {"chunks": int(rows), "tokens": int(tokens), "terms": terms}
 
 
-def _rebuild_fts(con: Connection, t: IndexTables) -> int:
-    con.execute(f"PRAGMA create_fts_index('{t.bm25}', 'doc_key', 'tokens', {FTS_OPTIONS}, overwrite = 1)")
-    # Materialized steps with explicit joins: inside the build's transaction the fresh fts tables have no
-    # statistics, and the optimizer once joined dict x docs first (a 2.8-billion-row product, 150 s).
+def _delete_chunks(con: Connection, t: IndexTables, chunk_ids: Sequence[str]) -> None:
+    con.execute(f"CREATE OR REPLACE TEMP TABLE _bm25_gone AS SELECT doc_key FROM {t.bm25} "
+                "WHERE chunk_id IN (SELECT unnest(?::VARCHAR[]))", [list(chunk_ids)])
+    con.execute(f"DELETE FROM {t.postings} WHERE doc_key IN (SELECT doc_key FROM _bm25_gone)")
+    con.execute(f"DELETE FROM {t.bm25} WHERE doc_key IN (SELECT doc_key FROM _bm25_gone)")
+    # Terms no chunk uses any more leave the dictionary, so it stays the vocabulary of the indexed chunks.
+    con.execute(f"DELETE FROM {t.terms} WHERE termid NOT IN (SELECT DISTINCT termid FROM {t.postings})")
+    con.execute("DROP TABLE _bm25_gone")
+
+
+def _insert_chunks(con: Connection, t: IndexTables, rows: Sequence[tuple[str, str, str, int]]) -> None:
+    load_extension(con, "fts")  # for stem()
+    first = con.execute(f"SELECT coalesce(max(doc_key), 0) + 1 FROM {t.bm25}").fetchone()[0]
+    keys = list(range(first, first + len(rows)))
+    chunk_ids, hashes, texts, token_counts = map(list, zip(*rows))
+    con.execute("""
+        CREATE OR REPLACE TEMP TABLE _bm25_new AS
+        SELECT stem(token, 'porter') AS term, doc_key, count(*)::INTEGER AS tf
+        FROM (SELECT doc_key, unnest(string_split(terms, ' ')) AS token
+              FROM (SELECT unnest(?::INTEGER[]) AS doc_key, unnest(?::VARCHAR[]) AS terms))
+        WHERE token <> ''
+        GROUP BY ALL""", [keys, texts])
     con.execute(f"""
-        CREATE OR REPLACE TABLE {t.postings} AS
-        WITH stats AS (SELECT num_docs::DOUBLE AS n, avgdl::DOUBLE AS avgdl FROM {t.fts_schema}.stats),
-             tf AS MATERIALIZED (SELECT termid, docid, count(*)::DOUBLE AS tf
-                                 FROM {t.fts_schema}.terms GROUP BY termid, docid),
-             per_doc AS MATERIALIZED (SELECT tf.termid, tf.tf, docs.name AS doc_key, docs.len
-                                      FROM tf JOIN {t.fts_schema}.docs AS docs ON docs.docid = tf.docid)
-        SELECT p.termid, p.doc_key,
-               log(((stats.n - dict.df) + 0.5) / (dict.df + 0.5) + 1)
-               * ((p.tf * ({K1} + 1)) / (p.tf + {K1} * ((1 - {B}) + {B} * (p.len / stats.avgdl)))) AS weight
-        FROM per_doc AS p JOIN {t.fts_schema}.dict AS dict ON dict.termid = p.termid CROSS JOIN stats
-        ORDER BY p.termid, p.doc_key""")
-    return int(con.execute(f"SELECT count(*) FROM {t.fts_schema}.dict").fetchone()[0])
+        INSERT INTO {t.bm25}
+        SELECT new.doc_key, new.chunk_id, new.text_hash, new.token_count, coalesce(lengths.len, 0)
+        FROM (SELECT unnest(?::INTEGER[]) AS doc_key, unnest(?::VARCHAR[]) AS chunk_id,
+                     unnest(?::VARCHAR[]) AS text_hash, unnest(?::INTEGER[]) AS token_count) AS new
+        LEFT JOIN (SELECT doc_key, sum(tf)::INTEGER AS len FROM _bm25_new GROUP BY doc_key) AS lengths
+               USING (doc_key)""", [keys, chunk_ids, hashes, token_counts])
+    con.execute(f"""
+        INSERT INTO {t.terms}
+        SELECT (SELECT coalesce(max(termid), -1) FROM {t.terms}) + row_number() OVER (ORDER BY term), term
+        FROM (SELECT DISTINCT term FROM _bm25_new) AS new
+        WHERE NOT EXISTS (SELECT 1 FROM {t.terms} AS known WHERE known.term = new.term)""")
+    con.execute(f"INSERT INTO {t.postings} SELECT d.termid, n.doc_key, n.tf FROM _bm25_new AS n "
+                f"JOIN {t.terms} AS d USING (term) ORDER BY d.termid, n.doc_key")
+    con.execute("DROP TABLE _bm25_new")
 
 
-def _drop_fts(con: Connection, t: IndexTables) -> int:
-    if table_exists(con, "docs", t.fts_schema):
-        con.execute(f"PRAGMA drop_fts_index('{t.bm25}')")
-    con.execute(f"DROP TABLE IF EXISTS {t.postings}")
-    return 0
+def _drop_tables(con: Connection, t: IndexTables) -> None:
+    for name in (t.postings, t.terms, t.bm25):
+        con.execute(f"DROP TABLE IF EXISTS {name}")
+    # Indexes of earlier versions kept their terms in a DuckDB fts index schema.
+    con.execute(f"DROP SCHEMA IF EXISTS {t.legacy_fts_schema} CASCADE")
 
 
 def drop_bm25(con: Connection, chunker: str) -> None:
-    """Remove a chunker's BM25 index entirely (its tables, fts schema and state row)."""
-    t = IndexTables(chunker)
-    if table_exists(con, t.bm25):
-        load_extension(con, "fts")
-        _drop_fts(con, t)
-        con.execute(f"DROP TABLE {t.bm25}")
+    """Remove a chunker's BM25 index entirely (its tables and state row)."""
+    _drop_tables(con, IndexTables(chunker))
     delete_state(con, chunker, "bm25")

@@ -1,8 +1,9 @@
-"""BM25 queries over a loaded index: the fts dictionary and the weighted postings, as arrays in memory.
+"""BM25 queries over a loaded index: the term dictionary and the postings, weighted once, as arrays in memory.
 
-A query's tokens are stemmed by fts's own ``stem()`` (the Porter stemmer the index used), looked up in the
-fts dictionary, and the stored per-posting weights of those terms are summed: the same scores as fts's
-``match_bm25``, in about a millisecond instead of a scan of every document.
+Loading computes every posting's BM25 weight from its term frequency, the term's document frequency and the
+chunk's length (fts's ``match_bm25`` formula). A query's tokens are stemmed by fts's own ``stem()`` (the Porter
+stemmer the index used), looked up in the dictionary, and the weights of those terms are summed: the same
+scores as ``match_bm25``, in about a millisecond instead of a scan of every document.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ import threading
 import duckdb
 import numpy as np
 
+from .bm25_index import B, K1
 from .chunk_table import Candidate, ChunkTable
 from .errors import IndexMissingError
 from .extensions import load_extension
+from .formats import BM25_FORMAT
 from .tables import Connection, IndexTables, literal, read_state, table_exists
-from .tokenize import TOKENIZER_VERSION, tokenize
+from .tokenize import tokenize
 
 _stemmer: duckdb.DuckDBPyConnection | None = None
 _stems: dict[str, str] = {}
@@ -57,19 +60,26 @@ class Bm25Postings:
         t = IndexTables(chunks.chunker)
         if not has_terms(con, chunks.chunker):
             return cls({}, np.zeros(1, dtype=np.int64), np.zeros(0, np.int64), np.zeros(0), len(chunks))
-        vocab = dict(con.execute(f"SELECT term, termid FROM {t.fts_schema}.dict").fetchall())
-        keys = con.execute(f"SELECT doc_key, chunk_id FROM {t.bm25}").fetchall()
-        key_row = np.full(max(key for key, _ in keys) + 1, -1, dtype=np.int64)
-        for key, chunk_id in keys:
+        vocab = dict(con.execute(f"SELECT term, termid FROM {t.terms}").fetchall())
+        keys = con.execute(f"SELECT doc_key, chunk_id, len FROM {t.bm25}").fetchall()
+        key_row = np.full(max(key for key, _, _ in keys) + 1, -1, dtype=np.int64)
+        key_len = np.zeros(len(key_row), dtype=np.float64)
+        for key, chunk_id, length in keys:
             key_row[key] = chunks.row_of.get(chunk_id, -1)  # -1: the chunk left the store since the build
-        data = con.execute(f"SELECT termid, doc_key, weight FROM {t.postings}").fetchnumpy()
-        rows = key_row[data["doc_key"].astype(np.int64)]
+            key_len[key] = length
+        data = con.execute(f"SELECT termid, doc_key, tf FROM {t.postings}").fetchnumpy()
+        termids = data["termid"].astype(np.int64)
+        doc_keys = data["doc_key"].astype(np.int64)
+        # Statistics over everything indexed (as match_bm25 sees it), before dropping rows that left the store.
+        weights = bm25_weights(termids, data["tf"].astype(np.float64), key_len[doc_keys],
+                               num_docs=len(keys), avgdl=float(key_len.sum()) / len(keys))
+        rows = key_row[doc_keys]
         live = rows >= 0
-        termids = data["termid"].astype(np.int64)[live]
-        order = slice(None) if np.all(termids[1:] >= termids[:-1]) else np.argsort(termids, kind="stable")
+        termids = termids[live]
+        order = np.argsort(termids, kind="stable")
         counts = np.bincount(termids, minlength=max(vocab.values(), default=-1) + 1)
         indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        return cls(vocab, indptr, rows[live][order], data["weight"].astype(np.float64)[live][order], len(chunks))
+        return cls(vocab, indptr, rows[live][order], weights[live][order], len(chunks))
 
     def scores(self, query: str) -> tuple[np.ndarray, dict[str, int]]:
         """BM25 score of every row for ``query`` (0 where no term matches) and the matched term ids."""
@@ -92,16 +102,24 @@ class Bm25Postings:
         return top_candidates(scores, depth, chunks)
 
 
+def bm25_weights(termids: np.ndarray, tf: np.ndarray, lengths: np.ndarray, num_docs: int,
+                 avgdl: float) -> np.ndarray:
+    """BM25 weight of each posting, as fts's ``match_bm25`` computes it (DuckDB's ``log`` is base 10)."""
+    df = np.bincount(termids)[termids].astype(np.float64)
+    idf = np.log10(((num_docs - df) + 0.5) / (df + 0.5) + 1)
+    return idf * ((tf * (K1 + 1)) / (tf + K1 * ((1 - B) + B * (lengths / avgdl))))
+
+
 def has_terms(con: Connection, chunker: str) -> bool:
     """Whether the chunker's BM25 index holds any term; ``IndexMissingError`` when there is no usable index."""
     t = IndexTables(chunker)
     state = read_state(con, chunker, "bm25")
     if state is None or not table_exists(con, t.bm25):
-        raise IndexMissingError(f"no BM25 index for chunker {chunker!r}: build it with "
-                                f"build_search_index(store, {chunker!r}) or `right-rag index`")
-    if state.model != TOKENIZER_VERSION:
-        raise IndexMissingError(f"the BM25 index of chunker {chunker!r} was made by tokenizer {state.model}, "
-                                f"this right-rag uses {TOKENIZER_VERSION}: rebuild it with build_search_index")
+        raise IndexMissingError(f"no BM25 index for chunker {chunker!r}: build it with `right-rag index` "
+                                f"(or build_search_index(store, {chunker!r}))")
+    if state.model != BM25_FORMAT:
+        raise IndexMissingError(f"the BM25 index of chunker {chunker!r} has format {state.model}, this right-rag "
+                                f"reads {BM25_FORMAT}: run `right-rag index` to rebuild it")
     return bool(state.chunks) and table_exists(con, t.postings)
 
 

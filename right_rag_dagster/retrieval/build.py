@@ -17,20 +17,10 @@ from .bm25_index import Bm25Plan, apply_bm25, plan_bm25
 from .dense_index import HNSW_THRESHOLD, DensePlan, apply_dense, plan_dense
 from .embedders import Embedder, make_embedder
 from .extensions import load_extension
-from .indexed_text import INDEXED_TEXT_VERSION, indexed_text, text_hash
+from .formats import BM25_FORMAT, HASH_RULE
+from .indexed_text import INDEXED_TEXT_VERSION
+from .pending import PendingChunks
 from .tables import Connection, literal, read_state
-from .tokenize import TOKENIZER_VERSION
-
-
-def chunk_texts(con: Connection, chunker: str) -> list[tuple[str, str, str]]:
-    """``(chunk_id, text_hash, indexed_text)`` of every chunk of ``chunker``, in document order."""
-    rows = con.execute("SELECT chunk_id, section_path, fulltext FROM chunks WHERE chunker = ? "
-                       "ORDER BY document_id, ordinal", [chunker]).fetchall()
-    out = []
-    for chunk_id, section_path, fulltext in rows:
-        text = indexed_text(section_path, fulltext)
-        out.append((chunk_id, text_hash(text), text))
-    return out
 
 
 def build_search_index(store: Store, chunker: str, embedder: Embedder | str | Any = None, *,
@@ -49,9 +39,9 @@ def build_search_index(store: Store, chunker: str, embedder: Embedder | str | An
         fingerprint = chunks_fingerprint(con, chunker)
         plans = None
         if not _up_to_date(con, chunker, fingerprint, embedder, hnsw_threshold):
-            texts = chunk_texts(con, chunker)
-            plans = (plan_bm25(con, chunker, texts, fingerprint),
-                     plan_dense(con, chunker, texts, embedder, fingerprint, hnsw_threshold) if embedder else None)
+            pending = PendingChunks.for_chunker(con, chunker)
+            plans = (plan_bm25(pending, con, fingerprint),
+                     plan_dense(pending, con, embedder, fingerprint, hnsw_threshold) if embedder else None)
         else:
             stats.update(stored_stats(con, chunker))
     if plans is not None:
@@ -77,13 +67,13 @@ def chunks_fingerprint(con: Connection, chunker: str) -> str:
 def _up_to_date(con: Connection, chunker: str, fingerprint: str, embedder: Embedder | None,
                 hnsw_threshold: int) -> bool:
     bm25 = read_state(con, chunker, "bm25")
-    if bm25 is None or bm25.model != TOKENIZER_VERSION or bm25.details.get("fingerprint") != fingerprint:
+    if bm25 is None or bm25.model != BM25_FORMAT or bm25.details.get("fingerprint") != fingerprint:
         return False
     if embedder is None:
         return True
     dense = read_state(con, chunker, "dense")
     return (dense is not None and dense.model == embedder.identity
-            and dense.details.get("fingerprint") == fingerprint
+            and dense.details.get("fingerprint") == fingerprint and dense.details.get("hash") == HASH_RULE
             and bool(dense.details.get("hnsw")) == (dense.chunks >= hnsw_threshold))
 
 

@@ -1,14 +1,15 @@
 """The first BM25 search of a process, straight from DuckDB: only the question's postings and the top rows.
 
 Loading a chunker's whole snapshot costs ~0.5 s on 40k chunks, which a one-shot ``right-rag query`` would pay
-for one question. So the first unfiltered BM25 search of a chunker sums the stored weights of the question's
-terms in SQL and reads only the rows it returns; the snapshot is loaded from the second search on. Both paths
-add the same stored weights and order ties by document and ordinal, so they rank alike.
+for one question. So the first unfiltered BM25 search of a chunker weighs and sums only the postings of the
+question's terms in SQL and reads only the rows it returns; the snapshot is loaded from the second search on.
+Both paths use the same formula and statistics and order ties by document and ordinal, so they rank alike.
 """
 
 from __future__ import annotations
 
 from ..store import Store
+from .bm25_index import B, K1
 from .bm25_search import has_terms, stem_tokens
 from .chunk_table import COLUMNS, Candidate, ChunkTable
 from .hits import Hit
@@ -24,11 +25,21 @@ def cold_bm25(store: Store, query: str, chunker: str, k: int, retriever: str = "
         if not has_terms(con, chunker) or not stems:
             return []
         termids = [row[0] for row in con.execute(
-            f"SELECT termid FROM {t.fts_schema}.dict WHERE term IN ({literal(stems)[1:-1]})").fetchall()]
+            f"SELECT termid FROM {t.terms} WHERE term IN ({literal(stems)[1:-1]})").fetchall()]
         if not termids:
             return []
         terms = ", ".join(str(int(i)) for i in termids)
-        scores = f"SELECT doc_key, sum(weight) AS score FROM {t.postings} WHERE termid IN ({terms}) GROUP BY doc_key"
+        k1, b = f"{K1}::DOUBLE", f"{B}::DOUBLE"  # doubles like the snapshot, not DECIMAL literals
+        scores = f"""
+            WITH stats AS (SELECT count(*) AS n, avg(len) AS avgdl FROM {t.bm25}),
+                 hits AS (SELECT termid, doc_key, tf FROM {t.postings} WHERE termid IN ({terms})),
+                 df AS (SELECT termid, count(*) AS df FROM hits GROUP BY termid)
+            SELECT hits.doc_key,
+                   sum(log(((stats.n - df.df) + 0.5) / (df.df + 0.5) + 1)
+                       * ((hits.tf * ({k1} + 1)) / (hits.tf + {k1} * ((1 - {b}) + {b} * (c.len / stats.avgdl)))))
+                       AS score
+            FROM hits JOIN df USING (termid) JOIN {t.bm25} AS c USING (doc_key) CROSS JOIN stats
+            GROUP BY hits.doc_key"""
         total = con.execute(f"SELECT count(*) FROM ({scores})").fetchone()[0]
         depth = k
         while True:  # join only the best rows (ties included); look deeper when some of them left the store

@@ -8,13 +8,14 @@ part of right-rag), so ``build_search_index`` checkpoints with ``vss`` loaded ri
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from .embedders import Embedder
 from .extensions import load_extension
+from .formats import HASH_RULE
+from .pending import PendingChunks
 from .tables import Connection, IndexState, IndexTables, delete_state, read_state, table_exists, write_state
 
 HNSW_THRESHOLD = 100_000
@@ -44,21 +45,20 @@ class DensePlan:
         return self.rows_changed or self.stale_fingerprint
 
 
-def plan_dense(con: Connection, chunker: str, texts: Sequence[tuple[str, str, str]], embedder: Embedder,
-               fingerprint: str = "", hnsw_threshold: int = HNSW_THRESHOLD) -> DensePlan:
-    """Compare ``(chunk_id, text_hash, indexed_text)`` rows with the stored vectors of this model."""
-    tables = IndexTables(chunker)
-    state = read_state(con, chunker, "dense")
-    full = state is None or state.model != embedder.identity or not table_exists(con, tables.dense)
-    stored = {} if full else dict(con.execute(f"SELECT chunk_id, text_hash FROM {tables.dense}").fetchall())
-    current = {chunk_id for chunk_id, _, _ in texts}
-    embed = tuple(row for row in texts if stored.get(row[0]) != row[1])
-    remove = tuple(chunk_id for chunk_id in stored if chunk_id not in current)
+def plan_dense(pending: PendingChunks, con: Connection, embedder: Embedder, fingerprint: str = "",
+               hnsw_threshold: int = HNSW_THRESHOLD) -> DensePlan:
+    """Find the chunks whose vectors this model lacks or holds for another text (all of them for a new model)."""
+    tables = IndexTables(pending.chunker)
+    state = read_state(con, pending.chunker, "dense")
+    full = (state is None or state.model != embedder.identity or not table_exists(con, tables.dense)
+            or state.details.get("hash") != HASH_RULE)
+    stale, remove = pending.against(con, None if full else tables.dense)
+    embed = tuple((row.chunk_id, row.text_hash, row.text) for row in stale)
     had_hnsw = state is not None and bool(state.details.get("hnsw"))
-    hnsw_stale = not full and had_hnsw != (len(texts) >= hnsw_threshold)
-    stale = state is not None and state.details.get("fingerprint") != fingerprint
+    hnsw_stale = not full and had_hnsw != (pending.total >= hnsw_threshold)
+    stale_fingerprint = state is not None and state.details.get("fingerprint") != fingerprint
     return DensePlan(tables, embedder.identity, remove, embed, full, None if full else state.dimensions, hnsw_stale,
-                     had_hnsw, fingerprint, stale)
+                     had_hnsw, fingerprint, stale_fingerprint)
 
 
 def apply_dense(con: Connection, plan: DensePlan, vectors: np.ndarray, build_id: str, seconds: float,
@@ -77,7 +77,8 @@ def apply_dense(con: Connection, plan: DensePlan, vectors: np.ndarray, build_id:
         hnsw = plan.had_hnsw
     rows = int(con.execute(f"SELECT count(*) FROM {t.dense}").fetchone()[0])
     write_state(con, IndexState(t.chunker, "dense", t.dense, plan.identity, dims, rows, None, build_id,
-                                {"hnsw": hnsw, "metric": "cosine", "fingerprint": plan.fingerprint}), seconds)
+                                {"hnsw": hnsw, "metric": "cosine", "fingerprint": plan.fingerprint,
+                                 "hash": HASH_RULE}), seconds)
     return {"chunks": rows, "dimensions": dims, "hnsw": hnsw}
 
 

@@ -9,7 +9,6 @@ ids, spans, page numbers, attributes and metadata, which help to filter and cite
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 
@@ -33,6 +32,7 @@ def indexed_text(section_path: Sequence[str] | str | None, fulltext: str) -> str
     return " > ".join(parts) + "\n" + fulltext
 
 
-def text_hash(text: str) -> str:
-    """Short content hash deciding whether a chunk must be re-tokenized or re-embedded."""
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=12).hexdigest()
+TEXT_HASH_SQL = ("md5(concat_ws(chr(31), '" + INDEXED_TEXT_VERSION + "', coalesce(CAST(section_path AS VARCHAR), ''), "
+                 "fulltext))")
+"""The hash deciding whether a chunk must be re-tokenized or re-embedded, over the ``chunks`` columns its indexed
+text is made from (and this rule's version). Computed in DuckDB, so finding what changed reads no text."""

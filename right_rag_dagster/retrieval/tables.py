@@ -46,12 +46,16 @@ class IndexTables:
         return f"bm25_{self.slug}"
 
     @property
-    def fts_schema(self) -> str:
-        return f"fts_main_{self.bm25}"
+    def terms(self) -> str:
+        return f"bm25_{self.slug}_terms"
 
     @property
     def postings(self) -> str:
         return f"bm25_{self.slug}_postings"
+
+    @property
+    def legacy_fts_schema(self) -> str:
+        return f"fts_main_{self.bm25}"
 
     @property
     def dense(self) -> str:

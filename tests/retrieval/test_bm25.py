@@ -4,18 +4,23 @@ incremental builds, and no stale results after documents leave the store."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import duckdb
 import pytest
 
 from right_rag_dagster.errors import ConfigError
 from right_rag_dagster.retrieval import IndexMissingError, build_search_index, search
+from right_rag_dagster.retrieval.bm25_index import FTS_OPTIONS, drop_bm25
 from right_rag_dagster.retrieval.cold import cold_bm25
 from right_rag_dagster.retrieval.extensions import load_extension
+from right_rag_dagster.retrieval.indexed_text import indexed_text
 from right_rag_dagster.retrieval.snapshot import clear_cache, first_search
+from right_rag_dagster.retrieval.stopwords import ENGLISH_STOPWORDS
 from right_rag_dagster.retrieval.tables import IndexTables
 from right_rag_dagster.retrieval.tokenize import token_text
 from right_rag_dagster.store import Store, content
+from tests.retrieval.store_builder import copy_store
 
 
 def _normalized(text: str) -> str:
@@ -42,20 +47,32 @@ def test_finds_section_4_9_1_on_its_printed_page(built_store: Store) -> None:
 
 
 def test_scores_equal_fts_match_bm25(built_store: Store) -> None:
-    tables = IndexTables("default")
-    con = duckdb.connect(str(built_store.path), read_only=True)
+    """Our incremental postings score exactly as DuckDB's fts index built over the same tokens."""
+    with built_store.read() as con:
+        rows = con.execute("SELECT chunk_id, section_path, fulltext FROM chunks WHERE chunker = 'default'").fetchall()
+    reference = duckdb.connect()
+    load_extension(reference, "fts")
+    reference.execute("CREATE TABLE docs (chunk_id VARCHAR, tokens VARCHAR)")
+    reference.executemany("INSERT INTO docs VALUES (?, ?)",
+                          [(chunk_id, token_text(indexed_text(path, text))) for chunk_id, path, text in rows])
+    reference.execute(f"PRAGMA create_fts_index('docs', 'chunk_id', 'tokens', {FTS_OPTIONS})")
+    for question in ("What must debian/rules do with DEB_BUILD_OPTIONS?", "conveying object code",
+                     "มาตรา ๒ ใช้บังคับ", "abouts the licensing"):
+        expected = reference.execute(
+            "SELECT chunk_id, score FROM (SELECT chunk_id, fts_main_docs.match_bm25(chunk_id, ?) AS score FROM docs) "
+            "WHERE score IS NOT NULL ORDER BY score DESC, chunk_id LIMIT 8", [token_text(question)]).fetchall()
+        got = search(built_store, question, chunker="default", k=8)
+        assert expected and [h.score for h in got] == pytest.approx([row[1] for row in expected], rel=1e-9)
+        assert {h.chunk_id for h in got if h.score > expected[-1][1] * (1 + 1e-9)} == \
+            {chunk_id for chunk_id, score in expected if score > expected[-1][1] * (1 + 1e-9)}
+
+
+def test_stopwords_are_the_fts_extension_list() -> None:
+    con = duckdb.connect()
     load_extension(con, "fts")
-    try:
-        for question in ("What must debian/rules do with DEB_BUILD_OPTIONS?", "conveying object code",
-                         "มาตรา ๒ ใช้บังคับ"):
-            expected = con.execute(
-                f"SELECT score FROM (SELECT {tables.fts_schema}.match_bm25(doc_key, ?) AS score FROM {tables.bm25}) "
-                "WHERE score IS NOT NULL ORDER BY score DESC LIMIT 8", [token_text(question)]).fetchall()
-            got = [h.score for h in search(built_store, question, chunker="default", k=8)]
-            assert got == pytest.approx([row[0] for row in expected], rel=1e-9)
-            assert got
-    finally:
-        con.close()
+    con.execute("CREATE TABLE t (k INTEGER, s VARCHAR)")
+    con.execute("PRAGMA create_fts_index('t', 'k', 's', stopwords = 'english')")
+    assert {row[0] for row in con.execute("SELECT sw FROM fts_main_t.stopwords").fetchall()} == ENGLISH_STOPWORDS
 
 
 def test_hit_spans_slice_back_to_the_chunk_text(built_store: Store) -> None:
@@ -143,3 +160,57 @@ def test_the_first_search_skips_chunks_that_left_the_store(store_copy: Store) ->
     clear_cache()
     again = search(store_copy, "license", chunker="default", k=3)
     assert len(again) == 3 and all(h.document_id != top[0].document_id for h in again)
+
+
+def _index_rows(store: Store) -> tuple[dict[str, int], dict[str, list[tuple[str, int]]]]:
+    """Each indexed chunk's length, and its (term, tf) postings, independent of the internal keys."""
+    t = IndexTables("default")
+    with store.read() as con:
+        lengths = dict(con.execute(f"SELECT chunk_id, len FROM {t.bm25}").fetchall())
+        postings: dict[str, list[tuple[str, int]]] = {}
+        for chunk_id, term, tf in con.execute(
+                f"SELECT b.chunk_id, d.term, p.tf FROM {t.postings} AS p JOIN {t.terms} AS d USING (termid) "
+                f"JOIN {t.bm25} AS b USING (doc_key) ORDER BY 1, 2").fetchall():
+            postings.setdefault(chunk_id, []).append((term, tf))
+        dead = con.execute(f"SELECT count(*) FROM {t.terms} WHERE termid NOT IN "
+                           f"(SELECT termid FROM {t.postings})").fetchone()[0]
+    assert dead == 0  # the dictionary holds only terms some chunk uses
+    return lengths, postings
+
+
+def test_an_incrementally_updated_index_equals_a_rebuild(store_copy: Store, tmp_path: Path) -> None:
+    with store_copy.write() as con:
+        content.delete_document(con, "upgrading-checklist.txt")
+        chunk_id = con.execute("SELECT chunk_id FROM chunks WHERE document_id = 'GPL-3.0.txt' "
+                               "ORDER BY ordinal LIMIT 1").fetchone()[0]
+        con.execute("UPDATE chunks SET fulltext = 'a quokka and a numbat clause' WHERE chunk_id = ?", [chunk_id])
+    stats = build_search_index(store_copy, "default")
+    assert stats["chunks_removed"] > 0 and stats["chunks_tokenized"] == 1
+    (tmp_path / "rebuilt").mkdir()
+    rebuilt = copy_store(store_copy, tmp_path / "rebuilt")
+    with rebuilt.write() as con:
+        drop_bm25(con, "default")
+    assert build_search_index(rebuilt, "default")["chunks_tokenized"] == stats["chunks"]
+    assert _index_rows(store_copy) == _index_rows(rebuilt)
+    clear_cache()
+    for question in ("quokka numbat", "license conveying", "DEB_BUILD_OPTIONS"):
+        incremental = search(store_copy, question, chunker="default", k=6)
+        fresh = search(rebuilt, question, chunker="default", k=6)
+        assert [(h.chunk_id, h.score) for h in incremental] == [(h.chunk_id, pytest.approx(h.score, rel=1e-12))
+                                                                 for h in fresh]
+
+
+def test_an_index_in_an_older_layout_is_rebuilt_by_the_next_build(store_copy: Store) -> None:
+    t = IndexTables("default")
+    with store_copy.write() as con:  # what an fts-based index of an earlier version left behind
+        con.execute(f"CREATE SCHEMA {t.legacy_fts_schema}")
+        con.execute(f"CREATE TABLE {t.legacy_fts_schema}.dict (termid BIGINT, term VARCHAR, df BIGINT)")
+        con.execute("UPDATE search_indexes SET model = 'rr-tok-1' WHERE kind = 'bm25'")
+    with pytest.raises(IndexMissingError, match="run `right-rag index` to rebuild it"):
+        search(store_copy, "license", chunker="default")
+    stats = build_search_index(store_copy, "default")
+    assert stats["changed"] and stats["chunks_tokenized"] == stats["chunks"]
+    with store_copy.read() as con:
+        assert not con.execute("SELECT count(*) FROM information_schema.schemata "
+                               f"WHERE schema_name = '{t.legacy_fts_schema}'").fetchone()[0]
+    assert search(store_copy, "license", chunker="default")

@@ -1,0 +1,34 @@
+"""Versions of what the search indexes store, and which stored indexes another version of the library made.
+
+Kept apart from the builders so ``right-rag index`` can check formats without importing numpy or embedders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..store import Store
+from .tables import read_state
+from .tokenize import TOKENIZER_VERSION
+
+BM25_FORMAT = f"{TOKENIZER_VERSION}+tf-postings-1"
+"""Stored as a BM25 index's model: a different tokenizer or table layout makes the next build start over."""
+
+HASH_RULE = "md5-1"
+"""How a stored ``text_hash`` is made (``indexed_text.TEXT_HASH_SQL``); vectors stored under another rule are
+made again."""
+
+
+def outdated_indexes(store: Store, chunkers: Sequence[str]) -> list[str]:
+    """Chunkers whose stored indexes another version of this library made (the next build remakes them), so
+    ``right-rag index`` refreshes them even when no document changed."""
+    if not store.exists():
+        return []
+    outdated = []
+    with store.read() as con:
+        for chunker in chunkers:
+            bm25, dense = read_state(con, chunker, "bm25"), read_state(con, chunker, "dense")
+            if (bm25 is not None and bm25.model != BM25_FORMAT) or (
+                    dense is not None and dense.details.get("hash") != HASH_RULE):
+                outdated.append(chunker)
+    return outdated

@@ -1,0 +1,52 @@
+"""Which chunks an index must (re)process: found in DuckDB by comparing text hashes, so only those are read.
+
+A one-document change in a 40,000-chunk store reads that document's chunks, not the whole corpus.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .indexed_text import TEXT_HASH_SQL, indexed_text
+from .tables import Connection, literal
+
+
+@dataclass(frozen=True)
+class ChunkText:
+    """A chunk as an index sees it: its id, the hash of its indexed text, and that text."""
+
+    chunk_id: str
+    text_hash: str
+    text: str
+
+
+@dataclass(frozen=True)
+class PendingChunks:
+    """The chunks of ``chunker`` (``total`` of them) as the indexes compare them with what they hold."""
+
+    chunker: str
+    total: int
+
+    @classmethod
+    def for_chunker(cls, con: Connection, chunker: str) -> PendingChunks:
+        total = con.execute(f"SELECT count(*) FROM chunks WHERE chunker = {literal(chunker)}").fetchone()[0]
+        return cls(chunker, int(total))
+
+    def against(self, con: Connection, table: str | None) -> tuple[list[ChunkText], tuple[str, ...]]:
+        """Chunks missing from ``table`` or held there with another text hash (every chunk when ``table`` is
+        None), in document order; and the chunk ids ``table`` holds that are no longer chunks of this chunker."""
+        chunker = literal(self.chunker)
+        held = "" if table is None else (f"WHERE NOT EXISTS (SELECT 1 FROM {table} AS held "
+                                         "WHERE held.chunk_id = c.chunk_id AND held.text_hash = c.text_hash)")
+        rows = con.execute(f"""
+            WITH c AS (SELECT chunk_id, {TEXT_HASH_SQL} AS text_hash, section_path, fulltext, document_id, ordinal
+                       FROM chunks WHERE chunker = {chunker})
+            SELECT chunk_id, text_hash, section_path, fulltext FROM c {held}
+            ORDER BY document_id, ordinal""").fetchall()
+        stale = [ChunkText(chunk_id, digest, indexed_text(section_path, fulltext))
+                 for chunk_id, digest, section_path, fulltext in rows]
+        if table is None:
+            return stale, ()
+        removed = con.execute(f"SELECT chunk_id FROM {table} AS held WHERE NOT EXISTS (SELECT 1 FROM chunks AS c "
+                              f"WHERE c.chunker = {chunker} AND c.chunk_id = held.chunk_id)").fetchall()
+        return stale, tuple(row[0] for row in removed)

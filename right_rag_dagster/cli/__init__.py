@@ -7,6 +7,7 @@ Commands import their heavy dependencies lazily so ``right-rag --help`` and ``qu
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import sys
 from collections.abc import Sequence
@@ -49,5 +50,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def console_main() -> int:
+    """The ``right-rag`` executable: ``main``, then an exit that skips collecting what the command left.
+
+    Dagster and its dependencies leave about a million objects; the interpreter's final garbage collection
+    of them took 0.6 s of a 3 s ``right-rag index``. Frozen objects are left to the operating system."""
+    code = main()
+    gc.freeze()
+    return code
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    sys.exit(console_main())

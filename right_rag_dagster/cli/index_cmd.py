@@ -6,8 +6,7 @@ import argparse
 import time
 
 from ..pipeline.indexer import Indexer
-from ..pipeline.runner import add_progress_listener, known_files, plan_index, refresh_pending
-from ..pipeline.scan import scan_documents
+from ..pipeline.runner import add_progress_listener, scan_and_plan
 from ..project import Project
 from ..retrieval.formats import outdated_indexes
 from ..store import Store
@@ -31,9 +30,8 @@ def run(args: argparse.Namespace) -> int:
     if store.exists():
         store.ensure()  # apply pending migrations before anything reads the store
     indexer = Indexer(project)
-    files = scan_documents(project.documents_dir, known_files(store))
-    plan = plan_index(indexer, store, files)
-    if plan.is_empty and not refresh_pending(store) and not outdated_indexes(
+    files, plan = scan_and_plan(indexer, store, project.documents_dir)
+    if plan.is_empty and not plan.refresh_pending and not outdated_indexes(
             store, [c.name for c in indexer.plugins.chunkers]):
         summary = _summary(store, plan, 0, time.monotonic() - started, 0)
         print(summary if not args.quiet else summary.splitlines()[-1])

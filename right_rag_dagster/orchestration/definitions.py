@@ -12,24 +12,17 @@ from .defs.automation import documents_folder_sensor, refresh_indexes_after_docu
 from .defs.documents import build_document_assets, plugin_specs
 from .defs.evaluation import build_evaluation_assets
 from .defs.jobs import index_documents_job, refresh_indexes_job
-from .defs.reports import build_report_assets
-from .defs.search import build_search_assets
-from .names import chunks_key, units_key
 from .resources import RightRagProject
 
 
 def build_definitions(project: Project | None = None) -> dg.Definitions:
     """Definitions for the project in ``project`` (default: RIGHT_RAG_PROJECT or the working directory)."""
     project = project or Project.load()
-    parsers, chunkers, _ = plugin_specs(project)
-    unit_keys = [units_key(p.name) for p in parsers]
-    chunk_keys = [chunks_key(c.name) for c in chunkers]
+    _, chunkers, _ = plugin_specs(project)
     document_assets = build_document_assets(project)
-    search_assets = build_search_assets(project, [c.name for c in chunkers])
-    report_assets = build_report_assets(project, unit_keys, chunk_keys)
     evaluation_assets = build_evaluation_assets(project, [c.name for c in chunkers])
     return dg.Definitions(
-        assets=[document_assets, *report_assets, *search_assets, *evaluation_assets],
+        assets=[document_assets, *evaluation_assets],
         jobs=[index_documents_job, refresh_indexes_job],
         sensors=[documents_folder_sensor, refresh_indexes_after_documents],
         schedules=[rescan_documents_schedule],

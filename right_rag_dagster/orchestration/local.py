@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import dagster as dg
 
-from ..pipeline.runner import IndexPlan, mark_refresh, remove_documents
+from ..pipeline.runner import IndexPlan, remove_documents
 from ..project import Project
 from ..store import Store
 from .definitions import build_definitions
@@ -40,9 +40,17 @@ def sync_partitions(instance: dg.DagsterInstance, wanted: Sequence[str]) -> tupl
     return added, deleted
 
 
+def document_asset_keys(defs: dg.Definitions) -> list[dg.AssetKey]:
+    """The partitioned (per-document) assets of the project: the document job without the refresh."""
+    graph = defs.resolve_asset_graph()
+    return [key for key in graph.get_all_asset_keys() if graph.get(key).partitions_def is not None]
+
+
 def run_local(project: Project, plan: IndexPlan, all_keys: Sequence[str], refresh: bool,
               instance: dg.DagsterInstance | None = None) -> LocalRunResult:
-    """Sync partitions, run the document job over the range covering the plan's work, then the refresh job.
+    """Sync partitions and run the document job over the range covering the plan's work, which also refreshes
+    the search indexes and the audit report (without ``refresh``, only the documents' assets); with no
+    document to index but a refresh pending, run the refresh job.
 
     Without ``instance``, uses the project's DAGSTER_HOME (``.dagster/`` by default) and enters the instance
     for the duration, so Dagster's per-instance context is this instance's and is released afterwards.
@@ -67,20 +75,21 @@ def _run(project: Project, plan: IndexPlan, all_keys: Sequence[str], refresh: bo
         from ..pipeline.indexer import Indexer
 
         removed = len(remove_documents(Indexer(project), store, plan.removed, run_id="right-rag-index"))
-    document_run = None
+    document_run = refresh_run = None
     if plan.todo:
         order = {k: i for i, k in enumerate(instance.get_dynamic_partitions(DOCUMENTS_PARTITIONS.name))}
         keys = sorted((f.partition_key for f in plan.todo), key=order.__getitem__)
-        result = defs.resolve_job_def(DOCUMENT_JOB).execute_in_process(
+        job = defs.resolve_job_def(DOCUMENT_JOB)
+        result = job.execute_in_process(
             instance=instance, run_config=QUIET_LOGS,
+            asset_selection=None if refresh else document_asset_keys(defs),
             tags={"dagster/asset_partition_range_start": keys[0],
                   "dagster/asset_partition_range_end": keys[-1], "right_rag/source": "cli"},
         )
         document_run = result.run_id
-    refresh_run = None
-    if refresh:
+        refresh_run = result.run_id if refresh else None
+    elif refresh:
         result = defs.resolve_job_def(REFRESH_JOB).execute_in_process(
             instance=instance, run_config=QUIET_LOGS, tags={"right_rag/source": "cli"})
         refresh_run = result.run_id
-        mark_refresh(store, pending=False)
     return LocalRunResult(document_run, refresh_run, removed)

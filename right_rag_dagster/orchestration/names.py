@@ -28,8 +28,11 @@ def chunks_key(chunker: str) -> dg.AssetKey:
     return dg.AssetKey(["chunks", safe_name(chunker)])
 
 
+SEARCH_INDEX_PREFIX = "search_index"
+
+
 def search_index_key(chunker: str) -> dg.AssetKey:
-    return dg.AssetKey(["search_index", safe_name(chunker)])
+    return dg.AssetKey([SEARCH_INDEX_PREFIX, safe_name(chunker)])
 
 
 def asset_key_for_step(asset: str) -> dg.AssetKey | None:

@@ -21,8 +21,7 @@ def pipeline(config: PipelineConfig | None = None, project_dir: str | Path | Non
     from ..project import Project
     from ..store import Store
     from .indexer import Indexer
-    from .runner import known_files, plan_index, process_documents, remove_documents
-    from .scan import scan_documents
+    from .runner import process_documents, remove_documents, scan_and_plan
 
     project = Project.load(project_dir)
     if config is not None:
@@ -36,8 +35,7 @@ def pipeline(config: PipelineConfig | None = None, project_dir: str | Path | Non
         )
     store = Store(project.store_path)
     indexer = Indexer(project)
-    files = scan_documents(project.documents_dir, known_files(store))
-    plan = plan_index(indexer, store, files)
+    _, plan = scan_and_plan(indexer, store, project.documents_dir)
     run_id = f"pipeline-{uuid.uuid4()}"
     counts: Counter[str] = Counter()
     for events in process_documents(indexer, store, plan.todo, run_id):

@@ -111,19 +111,29 @@ class Store:
         finally:
             con.close()
 
-    def checkpoint(self, prepare: Callable[[duckdb.DuckDBPyConnection], None] | None = None) -> None:
+    def checkpoint(self, prepare: Callable[[duckdb.DuckDBPyConnection], None] | None = None,
+                   min_wal_bytes: int = 0) -> None:
         """Fold the write-ahead log into the database file (end of an index run), so readers open it fast.
 
         ``prepare`` runs first (e.g. loading the ``vss`` extension, without which a WAL holding an HNSW
-        index cannot be replayed)."""
-        if self.path.exists():
-            con = self._open(read_only=False)
-            try:
-                if prepare is not None:
-                    prepare(con)
-                con.execute("CHECKPOINT")
-            finally:
-                con.close()
+        index cannot be replayed). With ``min_wal_bytes``, a smaller log is left alone: replaying it costs
+        readers less than the checkpoint's rewrite of the file costs this run."""
+        if not self.path.exists() or self.wal_bytes() < max(min_wal_bytes, 1):
+            return
+        con = self._open(read_only=False)
+        try:
+            if prepare is not None:
+                prepare(con)
+            con.execute("CHECKPOINT")
+        finally:
+            con.close()
+
+    def wal_bytes(self) -> int:
+        """Size of the write-ahead log (0 when there is none)."""
+        try:
+            return self.path.with_name(self.path.name + ".wal").stat().st_size
+        except FileNotFoundError:
+            return 0
 
     def exists(self) -> bool:
         return self.path.exists()

@@ -7,7 +7,7 @@ from ...pipeline.runner import remove_documents
 from ...pipeline.scan import scan_documents
 from ...pipeline.watch import FolderChanges, decode_cursor, encode_cursor, folder_changes
 from ...store import Store
-from ..names import DOCUMENT_JOB, DOCUMENTS_PARTITIONS, REFRESH_JOB
+from ..names import DOCUMENT_JOB, DOCUMENTS_PARTITIONS, REFRESH_JOB, SEARCH_INDEX_PREFIX
 from ..resources import RightRagProject
 from .jobs import refresh_indexes_job
 
@@ -77,15 +77,20 @@ def documents_folder_sensor(context: dg.SensorEvaluationContext, right_rag: Righ
     name="refresh_indexes_after_documents",
     request_job=refresh_indexes_job,
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description="After a run that changed documents succeeds, refresh the search indexes and the audit report.",
+    description="After a run that changed documents without refreshing the search indexes (e.g. a backfill of "
+                "one parser's assets) succeeds, refresh the search indexes and the audit report.",
 )
 def refresh_indexes_after_documents(context: dg.RunStatusSensorContext):
     run = context.dagster_run
     if run.job_name == REFRESH_JOB:
         return dg.SkipReason("refresh run itself")
     selection = run.asset_selection or set()
-    if run.job_name != DOCUMENT_JOB and not any(k.path[0] in ("raw_text", "units", "chunks") for k in selection):
+    if run.job_name == DOCUMENT_JOB and not selection:  # the whole job: it refreshed at its end
+        return dg.SkipReason(f"run {run.run_id} refreshed the indexes itself")
+    if not any(k.path[0] in ("raw_text", "units", "chunks") for k in selection):
         return dg.SkipReason(f"run {run.run_id} did not touch documents")
+    if any(k.path[0] == SEARCH_INDEX_PREFIX for k in selection):
+        return dg.SkipReason(f"run {run.run_id} refreshed the indexes itself")
     return dg.RunRequest(run_key=f"refresh-after-{run.run_id}")
 
 

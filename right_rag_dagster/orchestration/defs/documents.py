@@ -1,8 +1,11 @@
-"""The per-document asset factory: raw_text -> units[parser] -> chunks[chunker] -> coverage.
+"""The asset factory: raw_text -> units[parser] -> chunks[chunker] -> coverage, then search_index[chunker] and
+audit_report.
 
-All of a document's assets are computed by one multi-asset step over the run's partitions, so a run pays
-Dagster's per-step cost once and has a single DuckDB writer. The step yields one ``AssetMaterialization``
-per asset and partition that really changed; unchanged ones yield nothing (and so keep their history).
+One multi-asset step computes them all: the run's partitions first, then the unpartitioned indexes and report
+that span every document. A run that changes documents so leaves everything current at the cost of one run
+and one step, with a single DuckDB writer. The step yields one ``AssetMaterialization`` per partitioned asset
+and partition that really changed (unchanged ones yield nothing and keep their history); the step is
+subsettable, so the indexes and report can also be refreshed alone (the ``refresh_indexes`` job).
 """
 
 
@@ -13,18 +16,22 @@ from typing import Any
 import dagster as dg
 
 from ...pipeline.indexer import StepEvent
-from ...pipeline.runner import known_files, process_documents
+from ...pipeline.runner import known_files, mark_refresh, process_documents
 from ...pipeline.scan import scan_documents
 from ...project import Project
 from ..names import (
+    AUDIT_REPORT_KEY,
     COVERAGE_KEY,
     DOCUMENTS_PARTITIONS,
     RAW_TEXT_KEY,
     asset_key_for_step,
     chunks_key,
+    search_index_key,
     units_key,
 )
 from ..resources import RightRagProject
+from .reports import audit_check_specs, audit_report_spec, materialize_audit_report
+from .search import materialize_search_indexes, search_index_specs
 
 STORE_POOL = "right_rag_store"
 
@@ -58,7 +65,9 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
     """The factory: one asset spec per selected plugin, all computed by one multi-asset step."""
     parsers, chunkers, loader = plugin_specs(project)
     unit_keys = [units_key(p.name) for p in parsers]
-    specs = [
+    chunk_keys = [chunks_key(c.name) for c in chunkers]
+    chunker_names = [c.name for c in chunkers]
+    document_specs = [
         dg.AssetSpec(RAW_TEXT_KEY, group_name="documents", kinds={"duckdb", "python"}, code_version=loader.version,
                      partitions_def=DOCUMENTS_PARTITIONS, skippable=True,
                      description=f"Extracted text and page map of each document (loader: {loader.name}).",
@@ -75,17 +84,28 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
                      partitions_def=DOCUMENTS_PARTITIONS, skippable=True,
                      description="Share of each document's text covered by its units' source spans."),
     ]
+    document_keys = {spec.key for spec in document_specs}
+    refresh_keys = {*(search_index_key(c) for c in chunker_names), AUDIT_REPORT_KEY}
 
     @dg.multi_asset(
         name="document_pipeline",
-        specs=specs,
-        partitions_def=DOCUMENTS_PARTITIONS,
+        specs=[*document_specs, *search_index_specs(chunker_names), audit_report_spec(unit_keys, chunk_keys)],
+        check_specs=audit_check_specs(project),
+        can_subset=True,
         backfill_policy=dg.BackfillPolicy.single_run(),
         pool=STORE_POOL,
-        description="Load, parse, chunk and measure coverage for the run's documents (incremental).",
+        description="Load, parse, chunk and measure coverage for the run's documents (incremental), then update "
+                    "the search indexes and the audit report.",
     )
     def document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRagProject) -> Iterator[Any]:
-        yield from run_document_pipeline(context, right_rag)
+        selected = set(context.selected_asset_keys)
+        if selected & document_keys:
+            yield from run_document_pipeline(context, right_rag)
+        yield from materialize_search_indexes(right_rag, chunker_names, selected)
+        if AUDIT_REPORT_KEY in selected:
+            yield materialize_audit_report(right_rag)
+        if refresh_keys <= selected:
+            mark_refresh(right_rag.get_store(), pending=False)
 
     return document_pipeline
 

@@ -1,4 +1,5 @@
-"""The two jobs: index the documents of a run's partitions, then refresh what spans all documents."""
+"""The two jobs: index the documents of a run's partitions (and refresh what spans all documents), or only
+refresh what spans all documents."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from ..names import DOCUMENT_JOB, REFRESH_JOB
 
 index_documents_job = dg.define_asset_job(
     DOCUMENT_JOB,
-    selection=dg.AssetSelection.groups("documents", "units", "chunks"),
-    description="Index the run's documents: text, units, chunks, coverage (one step, batched).",
+    selection=dg.AssetSelection.groups("documents", "units", "chunks", "search", "reports"),
+    description="Index the run's documents (text, units, chunks, coverage; one step, batched), then update the "
+                "search indexes, the audit report and its checks (and the evaluation, if the project has questions).",
 )
 
 refresh_indexes_job = dg.define_asset_job(

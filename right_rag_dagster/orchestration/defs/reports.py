@@ -1,4 +1,6 @@
-"""The unpartitioned audit report asset and its data-quality checks, computed from one read of the store."""
+"""The unpartitioned audit report asset and its data-quality checks, computed from one read of the store.
+
+Computed at the end of the document step (see ``documents.py``), after the search indexes."""
 
 import dagster as dg
 
@@ -13,11 +15,18 @@ DEFAULT_PARSER_CHECK = "default_parser_not_in_production"
 SPANS_CHECK = "units_have_source_spans"
 
 
-def build_report_assets(project: Project, unit_keys: list[dg.AssetKey],
-                        chunk_keys: list[dg.AssetKey]) -> list[dg.AssetsDefinition]:
-    """The audit report asset with four checks (coverage, rejections, default parser, spans)."""
+def audit_report_spec(unit_keys: list[dg.AssetKey], chunk_keys: list[dg.AssetKey]) -> dg.AssetSpec:
+    return dg.AssetSpec(
+        AUDIT_REPORT_KEY, deps=[COVERAGE_KEY, *unit_keys, *chunk_keys], group_name="reports", kinds={"duckdb"},
+        skippable=True,
+        description="Parser audit: documents per parser, rejections with reasons, unit and chunk counts by type, "
+                    "coverage per document, whether the smoke-test default parser was used.")
+
+
+def audit_check_specs(project: Project) -> list[dg.AssetCheckSpec]:
+    """The audit report's four checks (coverage, rejections, default parser, spans)."""
     threshold = project.min_coverage_percent
-    checks = [
+    return [
         dg.AssetCheckSpec(COVERAGE_CHECK, asset=AUDIT_REPORT_KEY,
                           description=f"Every parsed document has coverage >= {threshold}% "
                                       "(set [right-rag.checks] min_coverage_percent)."),
@@ -30,33 +39,25 @@ def build_report_assets(project: Project, unit_keys: list[dg.AssetKey],
                           description="Every unit has a source span, so every chunk can be cited."),
     ]
 
-    @dg.asset(
-        key=AUDIT_REPORT_KEY,
-        deps=[COVERAGE_KEY, *unit_keys, *chunk_keys],
-        group_name="reports",
-        kinds={"duckdb"},
-        check_specs=checks,
-        description="Parser audit: documents per parser, rejections with reasons, unit and chunk counts by type, "
-                    "coverage per document, whether the smoke-test default parser was used.",
-    )
-    def audit_report(right_rag: RightRagProject) -> dg.MaterializeResult:
-        project = right_rag.get_project()
-        report = read_report(right_rag)
-        return dg.MaterializeResult(
-            metadata={
-                "documents": report.documents_total,
-                "documents_by_parser": dg.MetadataValue.json(report.documents_by_parser),
-                "rejected": len(report.rejected),
-                "units_by_type": dg.MetadataValue.json(report.units_by_type),
-                "chunks_by_type": dg.MetadataValue.json(report.chunks_by_type),
-                "fallback_parser_used": report.fallback_parser_used,
-                "min_coverage_percent": min((r["coverage_percent"] for r in report.coverage), default=0.0),
-                "report": dg.MetadataValue.md(report.to_markdown()),
-            },
-            check_results=check_results(report, project.min_coverage_percent, project.smoke_test),
-        )
 
-    return [audit_report]
+def materialize_audit_report(right_rag: RightRagProject) -> dg.MaterializeResult:
+    """The audit report as asset metadata, with the four check verdicts."""
+    project = right_rag.get_project()
+    report = read_report(right_rag)
+    return dg.MaterializeResult(
+        asset_key=AUDIT_REPORT_KEY,
+        metadata={
+            "documents": report.documents_total,
+            "documents_by_parser": dg.MetadataValue.json(report.documents_by_parser),
+            "rejected": len(report.rejected),
+            "units_by_type": dg.MetadataValue.json(report.units_by_type),
+            "chunks_by_type": dg.MetadataValue.json(report.chunks_by_type),
+            "fallback_parser_used": report.fallback_parser_used,
+            "min_coverage_percent": min((r["coverage_percent"] for r in report.coverage), default=0.0),
+            "report": dg.MetadataValue.md(report.to_markdown()),
+        },
+        check_results=check_results(report, project.min_coverage_percent, project.smoke_test),
+    )
 
 
 def check_results(report: AuditReport, min_coverage: float, smoke_test: bool) -> list[dg.AssetCheckResult]:

@@ -1,32 +1,36 @@
-"""Search index assets: one unpartitioned BM25 (and dense) index per chunk parser, refreshed after chunks change."""
+"""Search index assets: one unpartitioned BM25 (and dense) index per chunk parser, refreshed after chunks change.
 
+They are computed at the end of the document step (see ``documents.py``), so a run that changes documents
+brings their indexes up to date without a second run.
+"""
+
+from collections.abc import Iterator
 
 import dagster as dg
 
-from ...project import Project
 from ..names import chunks_key, search_index_key
 from ..resources import RightRagProject
 
 
-def build_search_assets(project: Project, chunkers: list[str]) -> list[dg.AssetsDefinition]:
+def search_index_specs(chunkers: list[str]) -> list[dg.AssetSpec]:
     """One search index asset per selected chunk parser (the factory's last layer)."""
-    return [_search_asset(name) for name in chunkers]
+    return [dg.AssetSpec(search_index_key(chunker), deps=[chunks_key(chunker)], group_name="search",
+                         kinds={"duckdb"}, skippable=True,
+                         description=f"BM25 (and, when an embedder is configured, dense) index over the chunks of "
+                                     f"`{chunker}`; updated incrementally: only changed chunks are re-tokenized.")
+            for chunker in chunkers]
 
 
-def _search_asset(chunker: str) -> dg.AssetsDefinition:
-    @dg.asset(
-        key=search_index_key(chunker),
-        deps=[chunks_key(chunker)],
-        group_name="search",
-        kinds={"duckdb"},
-        pool="right_rag_store",
-        description=f"BM25 (and, when an embedder is configured, dense) index over the chunks of `{chunker}`.",
-    )
-    def search_index(right_rag: RightRagProject) -> dg.MaterializeResult:
-        from ...retrieval import build_search_index, embedder_for_project
+def materialize_search_indexes(right_rag: RightRagProject, chunkers: list[str],
+                               selected: set[dg.AssetKey]) -> Iterator[dg.MaterializeResult]:
+    """Bring the selected chunkers' indexes in line with their chunks; one result per index."""
+    from ...retrieval import build_search_index, embedder_for_project
 
-        project = right_rag.get_project()
-        stats = build_search_index(right_rag.get_store(), chunker, embedder=embedder_for_project(project))
-        return dg.MaterializeResult(metadata={k: v for k, v in stats.items() if isinstance(v, (int, float, str))})
-
-    return search_index
+    project = right_rag.get_project()
+    store = right_rag.get_store()
+    embedder = embedder_for_project(project)
+    for chunker in chunkers:
+        if search_index_key(chunker) in selected:
+            stats = build_search_index(store, chunker, embedder=embedder)
+            yield dg.MaterializeResult(asset_key=search_index_key(chunker),
+                                       metadata={k: v for k, v in stats.items() if isinstance(v, (int, float, str))})

@@ -1,0 +1,86 @@
+"""Search indexes and the audit report on a real instance: refreshed inside the document run, or by the
+refresh sensor after a run that touched documents without them (a backfill of one parser's assets)."""
+
+from __future__ import annotations
+
+import dagster as dg
+import pytest
+
+from right_rag_dagster.orchestration.defs.automation import refresh_indexes_after_documents
+from right_rag_dagster.orchestration.definitions import build_definitions
+from right_rag_dagster.orchestration.local import run_local
+from right_rag_dagster.orchestration.names import AUDIT_REPORT_KEY, search_index_key, units_key
+from right_rag_dagster.pipeline.indexer import Indexer
+from right_rag_dagster.pipeline.runner import known_files, plan_index
+from right_rag_dagster.pipeline.scan import scan_documents
+from right_rag_dagster.project import Project
+from right_rag_dagster.retrieval import search
+from right_rag_dagster.retrieval.snapshot import clear_cache
+from right_rag_dagster.store import Store
+
+SEARCH_KEY = search_index_key("default")
+
+
+@pytest.fixture
+def instance():
+    with dg.instance_for_test() as inst:
+        yield inst
+
+
+def index_with_refresh(project_dir, instance):
+    project = Project.load(project_dir)
+    store = Store(project.store_path)
+    files = scan_documents(project.documents_dir, known_files(store))
+    plan = plan_index(Indexer(project), store, files)
+    return run_local(project, plan, [f.partition_key for f in files], refresh=True, instance=instance)
+
+
+def refresh_tick(instance, run_id: str):
+    run = instance.get_run_by_id(run_id)
+    success = [e for e in instance.all_logs(run_id) if e.dagster_event and e.dagster_event.event_type_value ==
+               "PIPELINE_SUCCESS"][0]
+    context = dg.build_run_status_sensor_context(sensor_name="refresh_indexes_after_documents",
+                                                 dagster_instance=instance, dagster_run=run,
+                                                 dagster_event=success.dagster_event)
+    return refresh_indexes_after_documents(context)
+
+
+def test_one_run_indexes_a_changed_document_and_refreshes_index_and_report(project_dir, instance):
+    first = index_with_refresh(project_dir, instance)
+    assert first.document_run_id == first.refresh_run_id and len(instance.get_runs()) == 1
+    path = project_dir / "data" / "documents" / "Apache-2.0.txt"
+    path.write_text(path.read_text() + "\n  10. Quokkas.\n\n      Every quokka clause is searchable.\n")
+    second = index_with_refresh(project_dir, instance)
+    assert len(instance.get_runs()) == 2
+    events = instance.all_logs(second.document_run_id)
+    materialized = {(e.dagster_event.asset_key.to_user_string(), e.dagster_event.partition) for e in events
+                    if e.dagster_event and e.dagster_event.event_type_value == "ASSET_MATERIALIZATION"}
+    assert {("search_index/default", None), ("audit_report", None),
+            (units_key("apache-licence").to_user_string(), "Apache-2.0.txt"), ("chunks/default", "Apache-2.0.txt")} \
+        <= materialized
+    assert not any(partition in ("GPL-3.0.txt", "LGPL-3.0.txt") for _, partition in materialized)
+    checks = [e for e in events if e.dagster_event and e.dagster_event.event_type_value == "ASSET_CHECK_EVALUATION"]
+    assert len(checks) == 4
+    metadata = instance.get_latest_materialization_event(SEARCH_KEY).asset_materialization.metadata
+    assert metadata["chunks_tokenized"].value >= 1 and metadata["chunks_removed"].value == 0
+    clear_cache()
+    hits = search(Store(Project.load(project_dir).store_path), "quokka clause", chunker="default", k=1)
+    assert hits and hits[0].document_id == "Apache-2.0.txt" and "quokka" in hits[0].text
+    assert isinstance(refresh_tick(instance, second.document_run_id), dg.SkipReason)
+
+
+def test_a_backfill_of_one_parsers_assets_is_followed_by_a_refresh_run(project_dir, instance):
+    index_with_refresh(project_dir, instance)
+    defs = build_definitions(Project.load(project_dir))
+    backfill = defs.resolve_job_def("index_documents").execute_in_process(
+        instance=instance, partition_key="GPL-3.0.txt", asset_selection=[units_key("gnu-licence")])
+    assert backfill.success
+    assert instance.get_latest_materialization_event(SEARCH_KEY).run_id != backfill.run_id
+    request = refresh_tick(instance, backfill.run_id)
+    assert isinstance(request, dg.RunRequest) and request.run_key == f"refresh-after-{backfill.run_id}"
+    refresh = defs.resolve_job_def("refresh_indexes").execute_in_process(instance=instance)
+    assert refresh.success
+    keys = {e.event_specific_data.materialization.asset_key for e in refresh.all_events
+            if e.event_type_value == "ASSET_MATERIALIZATION"}
+    assert keys == {SEARCH_KEY, AUDIT_REPORT_KEY}
+    assert isinstance(refresh_tick(instance, refresh.run_id), dg.SkipReason)

@@ -20,6 +20,7 @@ from ..errors import ConfigError, StoreError
 from ..project import Project
 from ..store import Store
 from ..store.content import read_document, replace_chunks
+from ..store.sql import execute
 from .baselines import BaselineChunker
 
 EVALUATION_STORE_NAME = "evaluation.duckdb"
@@ -65,8 +66,8 @@ def prepare_workspace(project: Project, chunkers: Sequence[str], baselines: Sequ
         _attach(con, source.path)  # detached when this connection closes (not allowed inside the transaction)
         for table in ("documents", "units"):
             con.execute(f"INSERT INTO {table} SELECT * FROM src.{table}")
-        con.execute("INSERT INTO chunks SELECT * FROM src.chunks WHERE list_contains(?::VARCHAR[], chunker)",
-                    [list(chunkers)])
+        execute(con, "INSERT INTO chunks SELECT * FROM src.chunks WHERE list_contains(?::VARCHAR[], chunker)",
+                [list(chunkers)])
     with store.write() as con:
         ids = [row[0] for row in con.execute("SELECT document_id FROM documents WHERE status = 'loaded' "
                                              "ORDER BY document_id").fetchall()]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..store.sql import execute
 from .extensions import load_extension
 from .formats import BM25_FORMAT
 from .pending import ChunkText, PendingChunks
@@ -93,8 +94,8 @@ def apply_bm25(con: Connection, plan: Bm25Plan, build_id: str, seconds: float) -
 
 
 def _delete_chunks(con: Connection, t: IndexTables, chunk_ids: Sequence[str]) -> None:
-    con.execute(f"CREATE OR REPLACE TEMP TABLE _bm25_gone AS SELECT doc_key FROM {t.bm25} "
-                "WHERE chunk_id IN (SELECT unnest(?::VARCHAR[]))", [list(chunk_ids)])
+    execute(con, f"CREATE OR REPLACE TEMP TABLE _bm25_gone AS SELECT doc_key FROM {t.bm25} "
+            "WHERE chunk_id IN (SELECT unnest(?::VARCHAR[]))", [list(chunk_ids)])
     con.execute(f"DELETE FROM {t.postings} WHERE doc_key IN (SELECT doc_key FROM _bm25_gone)")
     con.execute(f"DELETE FROM {t.bm25} WHERE doc_key IN (SELECT doc_key FROM _bm25_gone)")
     # Terms no chunk uses any more leave the dictionary, so it stays the vocabulary of the indexed chunks.
@@ -107,14 +108,14 @@ def _insert_chunks(con: Connection, t: IndexTables, rows: Sequence[tuple[str, st
     first = con.execute(f"SELECT coalesce(max(doc_key), 0) + 1 FROM {t.bm25}").fetchone()[0]
     keys = list(range(first, first + len(rows)))
     chunk_ids, hashes, texts, token_counts = map(list, zip(*rows))
-    con.execute("""
+    execute(con, """
         CREATE OR REPLACE TEMP TABLE _bm25_new AS
         SELECT stem(token, 'porter') AS term, doc_key, count(*)::INTEGER AS tf
         FROM (SELECT doc_key, unnest(string_split(terms, ' ')) AS token
               FROM (SELECT unnest(?::INTEGER[]) AS doc_key, unnest(?::VARCHAR[]) AS terms))
         WHERE token <> ''
         GROUP BY ALL""", [keys, texts])
-    con.execute(f"""
+    execute(con, f"""
         INSERT INTO {t.bm25}
         SELECT new.doc_key, new.chunk_id, new.text_hash, new.token_count, coalesce(lengths.len, 0)
         FROM (SELECT unnest(?::INTEGER[]) AS doc_key, unnest(?::VARCHAR[]) AS chunk_id,

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..store.sql import execute
 from .embedders import Embedder
 from .extensions import load_extension
 from .formats import HASH_RULE
@@ -91,11 +92,11 @@ def _write_vectors(con: Connection, plan: DensePlan, vectors: np.ndarray, dims: 
                 f"vector FLOAT[{dims}] NOT NULL)")
     gone = list(plan.remove) + [row[0] for row in plan.embed]
     if gone:
-        con.execute(f"DELETE FROM {t.dense} WHERE chunk_id IN (SELECT unnest(?::VARCHAR[]))", [gone])
+        execute(con, f"DELETE FROM {t.dense} WHERE chunk_id IN (SELECT unnest(?::VARCHAR[]))", [gone])
     if plan.embed:
-        con.execute(f"INSERT INTO {t.dense} SELECT unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), "
-                    f"unnest(?::FLOAT[{dims}][])",
-                    [[row[0] for row in plan.embed], [row[1] for row in plan.embed], vectors.tolist()])
+        execute(con, f"INSERT INTO {t.dense} SELECT unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), "
+                f"unnest(?::FLOAT[{dims}][])",
+                [[row[0] for row in plan.embed], [row[1] for row in plan.embed], vectors.tolist()])
     rows = int(con.execute(f"SELECT count(*) FROM {t.dense}").fetchone()[0])
     if rows < hnsw_threshold:
         return False

@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import replace
 
 from ..store import Store
+from ..store.sql import execute
 from .hits import Hit
 
 MIN_CHUNKS = 2
@@ -41,7 +42,7 @@ def expand_to_units(store: Store, hits: list[Hit], min_chunks: int = MIN_CHUNKS)
 
 def _read_units(store: Store, unit_ids: list[str]) -> dict[str, dict]:
     with store.read() as con:
-        rows = con.execute(
+        rows = execute(con,
             "SELECT u.unit_id, u.fulltext, u.source_start, u.source_end, u.page_start, u.page_end, "
             "d.page_labels[u.page_start], d.page_labels[u.page_end], u.section_path "
             "FROM units u JOIN documents d USING (document_id) "

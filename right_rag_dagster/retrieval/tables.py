@@ -10,25 +10,9 @@ import duckdb
 
 from ..core.hashing import stable_hash
 from ..store.db import utcnow
+from ..store.sql import execute, literal
 
 Connection = duckdb.DuckDBPyConnection
-
-
-def literal(value: Any) -> str:
-    """``value`` as a SQL literal (text, number, None, or a list of them).
-
-    The query path inlines literals because DuckDB's Python binding imports pandas (~0.35 s) on the first
-    query with parameters, a third of ``right-rag query``'s start-up budget.
-    """
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(literal(item) for item in value) + "]"
-    return "'" + str(value).replace("'", "''") + "'"
 
 
 @dataclass(frozen=True)
@@ -96,11 +80,11 @@ def read_state(con: Connection, chunker: str, kind: str) -> IndexState | None:
 
 
 def write_state(con: Connection, state: IndexState, seconds: float) -> None:
-    con.execute("DELETE FROM search_indexes WHERE chunker = ? AND kind = ?", [state.chunker, state.kind])
-    con.execute("INSERT INTO search_indexes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [state.chunker, state.kind, state.table_name, state.model, state.dimensions, state.chunks,
+    execute(con, "DELETE FROM search_indexes WHERE chunker = ? AND kind = ?", [state.chunker, state.kind])
+    execute(con, "INSERT INTO search_indexes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [state.chunker, state.kind, state.table_name, state.model, state.dimensions, state.chunks,
                  state.tokens, state.build_id, utcnow(), seconds, json.dumps(state.details, sort_keys=True)])
 
 
 def delete_state(con: Connection, chunker: str, kind: str) -> None:
-    con.execute("DELETE FROM search_indexes WHERE chunker = ? AND kind = ?", [chunker, kind])
+    execute(con, "DELETE FROM search_indexes WHERE chunker = ? AND kind = ?", [chunker, kind])

@@ -19,6 +19,7 @@ from ..core.routing import Rejection
 from ..core.units import unit_paths, walk_units
 from .batch import delete_where_in, insert_rows
 from .db import utcnow
+from .sql import execute
 
 Connection = duckdb.DuckDBPyConnection
 
@@ -121,26 +122,26 @@ def units_fingerprint(units: Sequence[Unit]) -> str:
 
 def upsert_document(con: Connection, document: Document | None, **fields: Any) -> None:
     """Insert or replace the row of one document."""
-    con.execute("DELETE FROM documents WHERE document_id = ?", [fields["document_id"]])
+    execute(con, "DELETE FROM documents WHERE document_id = ?", [fields["document_id"]])
     insert_rows(con, "documents", [document_row(document, **fields)])
 
 
 def replace_units(con: Connection, document: Document, units: Sequence[Unit], parser: str,
                   parser_version: str) -> None:
     """Store a document's unit trees (active and deleted), replacing what was there."""
-    con.execute("DELETE FROM units WHERE document_id = ?", [document.id])
+    execute(con, "DELETE FROM units WHERE document_id = ?", [document.id])
     insert_rows(con, "units", unit_rows(document, units, parser, parser_version))
 
 
 def replace_chunks(con: Connection, document: Document, units: Sequence[Unit], chunker: str,
                    chunker_version: str, chunks: Sequence[Chunk]) -> None:
     """Store a document's chunks for one chunker, replacing what was there."""
-    con.execute("DELETE FROM chunks WHERE document_id = ? AND chunker = ?", [document.id, chunker])
+    execute(con, "DELETE FROM chunks WHERE document_id = ? AND chunker = ?", [document.id, chunker])
     insert_rows(con, "chunks", chunk_rows(document, units, chunker, chunker_version, chunks))
 
 
 def record_rejection(con: Connection, rejection: Rejection, stage: str) -> None:
-    con.execute("DELETE FROM rejections WHERE document_id = ?", [rejection.document_id])
+    execute(con, "DELETE FROM rejections WHERE document_id = ?", [rejection.document_id])
     insert_rows(con, "rejections", [rejection_row(rejection, stage)])
 
 
@@ -152,14 +153,14 @@ def delete_document(con: Connection, document_id: str) -> None:
 
 def get_step_state(con: Connection, step: str, document_id: str) -> tuple[str, str | None, str | None] | None:
     """(cache_key, data_version, owner) of the last successful run of ``step`` on the document."""
-    row = con.execute("SELECT cache_key, data_version, owner FROM step_state WHERE step = ? AND document_id = ?",
-                      [step, document_id]).fetchone()
+    row = execute(con, "SELECT cache_key, data_version, owner FROM step_state WHERE step = ? AND document_id = ?",
+                  [step, document_id]).fetchone()
     return None if row is None else (row[0], row[1], row[2])
 
 
 def set_step_state(con: Connection, step: str, document_id: str, cache_key: str, data_version: str | None,
                    owner: str | None = None) -> None:
-    con.execute("DELETE FROM step_state WHERE step = ? AND document_id = ?", [step, document_id])
+    execute(con, "DELETE FROM step_state WHERE step = ? AND document_id = ?", [step, document_id])
     insert_rows(con, "step_state", [state_row(step, document_id, cache_key, data_version, owner)])
 
 
@@ -167,7 +168,7 @@ def set_step_state(con: Connection, step: str, document_id: str, cache_key: str,
 
 def read_document(con: Connection, document_id: str) -> Document | None:
     """The loaded document, or None when it is unknown or failed to load."""
-    row = con.execute(
+    row = execute(con,
         "SELECT text, path, metadata, page_starts, page_labels FROM documents "
         "WHERE document_id = ? AND status = 'loaded'", [document_id]
     ).fetchone()
@@ -180,9 +181,9 @@ def read_document(con: Connection, document_id: str) -> Document | None:
 
 def read_units(con: Connection, document_id: str, active_only: bool = False) -> list[Unit]:
     """Rebuild a document's unit trees (with their history) from the store, in source order."""
-    found = con.execute("SELECT text FROM documents WHERE document_id = ?", [document_id]).fetchone()
+    found = execute(con, "SELECT text FROM documents WHERE document_id = ?", [document_id]).fetchone()
     text = found[0] if found else None
-    rows = con.execute(
+    rows = execute(con,
         "SELECT unit_id, parent_id, key_path, topic, temporal_topic, fulltext, source_start, source_end, "
         "attributes, metadata, changes, active FROM units WHERE document_id = ? ORDER BY ordinal", [document_id]
     ).fetchall()

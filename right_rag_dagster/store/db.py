@@ -19,6 +19,7 @@ import duckdb
 
 from ..errors import StoreError
 from .migrations import SCHEMA_VERSION, load_migrations
+from .sql import execute
 
 DEFAULT_LOCK_TIMEOUT = 120.0
 DEFAULT_MEMORY_LIMIT = "128MB"
@@ -166,8 +167,8 @@ class Store:
             con.execute("BEGIN TRANSACTION")
             try:
                 con.execute(migration.sql)
-                con.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)",
-                            [migration.version, migration.name, utcnow()])
+                execute(con, "INSERT INTO schema_migrations VALUES (?, ?, ?)",
+                        [migration.version, migration.name, utcnow()])
                 con.execute("COMMIT")
             except BaseException:
                 con.execute("ROLLBACK")

@@ -11,6 +11,7 @@ import duckdb
 
 from .batch import insert_rows
 from .db import utcnow
+from .sql import execute
 
 if TYPE_CHECKING:
     from ..pipeline.indexer import StepEvent
@@ -71,7 +72,7 @@ def walk(con: duckdb.DuckDBPyConnection, identifier: str) -> dict[str, Any]:
     rejection = _one(con, "SELECT stage, status, reason FROM rejections WHERE document_id = ?", [document_id])
     if rejection:
         result["rejection"] = dict(zip(("stage", "status", "reason"), rejection))
-    runs = con.execute(
+    runs = execute(con,
         "SELECT asset, run_id, code_version, data_version, input_hashes, status, ended_at FROM materializations "
         "WHERE document_id = ? ORDER BY ended_at DESC LIMIT 20", [document_id]).fetchall()
     result["runs"] = [dict(zip(("asset", "run_id", "code_version", "data_version", "input_hashes", "status",
@@ -80,4 +81,4 @@ def walk(con: duckdb.DuckDBPyConnection, identifier: str) -> dict[str, Any]:
 
 
 def _one(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> tuple | None:
-    return con.execute(sql, params).fetchone()
+    return execute(con, sql, params).fetchone()

@@ -1,0 +1,66 @@
+"""Values inlined as SQL literals: every type the store writes round-trips through DuckDB, placeholders inside
+quotes are left alone, and what text cannot carry falls back to bound parameters."""
+
+from __future__ import annotations
+
+import datetime as dt
+import subprocess
+import sys
+
+import duckdb
+import pytest
+
+from right_rag_dagster.store.batch import insert_rows
+from right_rag_dagster.store.sql import NotInlinable, execute, inline, literal
+
+
+@pytest.fixture
+def con():
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (s VARCHAR, i INTEGER, f DOUBLE, b BOOLEAN, ts TIMESTAMP, ints INTEGER[], "
+                "labels VARCHAR[], meta JSON)")
+    yield con
+    con.close()
+
+
+def test_every_stored_type_round_trips(con) -> None:
+    stamp = dt.datetime(2026, 11, 30, 23, 59, 1, 123456)
+    rows = [["it's \"quoted\" ? and ; -- not a comment\nไทย", 7, 0.1, True, stamp, [0, 120, 4711], ["i", "ii"],
+             '{"k": [1, 2]}'],
+            [None, None, float("inf"), False, None, [], [], None]]
+    insert_rows(con, "t", rows)
+    assert con.execute("SELECT * FROM t ORDER BY i NULLS LAST").fetchall() == [
+        tuple(rows[0]), (None, None, float("inf"), False, None, [], [], None)]
+
+
+def test_placeholders_inside_quotes_are_not_replaced() -> None:
+    sql = inline("SELECT '?' AS a, \"odd?name\" FROM t WHERE s = ? AND i IN (SELECT unnest(?::INTEGER[]))",
+                 ["x'y", [1, 2]])
+    assert sql == ("SELECT '?' AS a, \"odd?name\" FROM t WHERE s = 'x''y' "
+                   "AND i IN (SELECT unnest([1, 2]::INTEGER[]))")
+    with pytest.raises(ValueError, match="more placeholders"):
+        inline("SELECT ?, ?", [1])
+    with pytest.raises(ValueError, match="fewer placeholders"):
+        inline("SELECT ?", [1, 2])
+
+
+def test_what_text_cannot_carry_is_bound_instead(con) -> None:
+    with pytest.raises(NotInlinable):
+        literal("a\x00b")
+    execute(con, "INSERT INTO t (s, i) VALUES (?, ?)", ["a\x00b", 1])
+    assert con.execute("SELECT s FROM t WHERE i = 1").fetchone()[0] == "a\x00b"
+    insert_rows(con, "t", [["c\x00d", 2, None, None, None, None, None, None]])
+    assert con.execute("SELECT s FROM t WHERE i = 2").fetchone()[0] == "c\x00d"
+
+
+def test_small_statements_never_import_pandas() -> None:
+    code = ("import sys, duckdb\n"
+            "from right_rag_dagster.store.batch import insert_rows\n"
+            "from right_rag_dagster.store.sql import execute\n"
+            "con = duckdb.connect()\n"
+            "con.execute('CREATE TABLE t (s VARCHAR, i INTEGER)')\n"
+            "insert_rows(con, 't', [['a', 1], ['b', 2]])\n"
+            "assert execute(con, 'SELECT count(*) FROM t WHERE s = ? OR i = ?', ['a', 2]).fetchone()[0] == 2\n"
+            "print('pandas' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

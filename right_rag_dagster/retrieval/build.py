@@ -18,7 +18,6 @@ from .dense_index import HNSW_THRESHOLD, DensePlan, apply_dense, plan_dense
 from .embedders import Embedder, make_embedder
 from .extensions import load_extension
 from .formats import BM25_FORMAT, HASH_RULE
-from .indexed_text import INDEXED_TEXT_VERSION
 from .pending import PendingChunks
 from .tables import Connection, literal, read_state
 
@@ -58,9 +57,9 @@ def build_search_index(store: Store, chunker: str, embedder: Embedder | str | An
 def chunks_fingerprint(con: Connection, chunker: str) -> str:
     """A cheap fingerprint of what would be indexed (computed in DuckDB, no text leaves it): when it matches
     the one stored at the last build, nothing needs to be read, tokenized or embedded."""
-    count, digest = con.execute(f"SELECT count(*), bit_xor(hash(chunk_id, section_path, fulltext)) FROM chunks "
+    count, digest = con.execute(f"SELECT count(*), bit_xor(hash(chunk_id, text_hash)) FROM chunks "
                                 f"WHERE chunker = {literal(chunker)}").fetchone()
-    return f"{INDEXED_TEXT_VERSION}:{count}:{digest}"
+    return f"{count}:{digest}"
 
 
 def _up_to_date(con: Connection, chunker: str, fingerprint: str, embedder: Embedder | None,

@@ -8,15 +8,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..store import Store
+from .indexed_text import INDEXED_TEXT_VERSION
 from .tables import read_state
 from .tokenize import TOKENIZER_VERSION
 
-BM25_FORMAT = f"{TOKENIZER_VERSION}+tf-postings-1"
-"""Stored as a BM25 index's model: a different tokenizer or table layout makes the next build start over."""
+BM25_FORMAT = f"{TOKENIZER_VERSION}+text-{INDEXED_TEXT_VERSION}+tf-postings-1"
+"""Stored as a BM25 index's model: a different tokenizer, indexed-text rule or table layout makes the next
+build start over."""
 
-HASH_RULE = "md5-1"
-"""How a stored ``text_hash`` is made (``indexed_text.TEXT_HASH_SQL``); vectors stored under another rule are
-made again."""
+HASH_RULE = f"md5-1+text-{INDEXED_TEXT_VERSION}"
+"""How the ``text_hash`` stored with vectors is made (``store.content.CHUNK_TEXT_HASH_SQL``) and which
+indexed-text rule the vectors embed; vectors stored under another rule are made again."""
 
 
 def outdated_indexes(store: Store, chunkers: Sequence[str]) -> list[str]:

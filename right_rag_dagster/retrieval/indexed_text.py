@@ -13,7 +13,7 @@ import json
 from collections.abc import Sequence
 
 INDEXED_TEXT_VERSION = "1"
-"""Part of the chunks' fingerprint: change it with this rule, so every index is rebuilt."""
+"""Part of every index's format (``formats.py``): change it with this rule, so every index is rebuilt."""
 
 HEADER_WINDOW = 400
 """A chunk showing its own heading within this many leading characters gets no second copy of the path."""
@@ -31,8 +31,3 @@ def indexed_text(section_path: Sequence[str] | str | None, fulltext: str) -> str
         return fulltext
     return " > ".join(parts) + "\n" + fulltext
 
-
-TEXT_HASH_SQL = ("md5(concat_ws(chr(31), '" + INDEXED_TEXT_VERSION + "', coalesce(CAST(section_path AS VARCHAR), ''), "
-                 "fulltext))")
-"""The hash deciding whether a chunk must be re-tokenized or re-embedded, over the ``chunks`` columns its indexed
-text is made from (and this rule's version). Computed in DuckDB, so finding what changed reads no text."""

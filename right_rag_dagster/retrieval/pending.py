@@ -1,13 +1,14 @@
 """Which chunks an index must (re)process: found in DuckDB by comparing text hashes, so only those are read.
 
-A one-document change in a 40,000-chunk store reads that document's chunks, not the whole corpus.
+Each chunk row carries its ``text_hash`` (written with the row), so a one-document change in a 40,000-chunk
+store reads that document's chunks, not the whole corpus. A row without a hash counts as changed.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .indexed_text import TEXT_HASH_SQL, indexed_text
+from .indexed_text import indexed_text
 from .tables import Connection, literal
 
 
@@ -36,13 +37,13 @@ class PendingChunks:
         """Chunks missing from ``table`` or held there with another text hash (every chunk when ``table`` is
         None), in document order; and the chunk ids ``table`` holds that are no longer chunks of this chunker."""
         chunker = literal(self.chunker)
-        held = "" if table is None else (f"WHERE NOT EXISTS (SELECT 1 FROM {table} AS held "
-                                         "WHERE held.chunk_id = c.chunk_id AND held.text_hash = c.text_hash)")
+        held = "" if table is None else (
+            f"ANTI JOIN {table} AS held ON held.chunk_id = c.chunk_id AND held.text_hash = c.text_hash")
         rows = con.execute(f"""
-            WITH c AS (SELECT chunk_id, {TEXT_HASH_SQL} AS text_hash, section_path, fulltext, document_id, ordinal
-                       FROM chunks WHERE chunker = {chunker})
-            SELECT chunk_id, text_hash, section_path, fulltext FROM c {held}
-            ORDER BY document_id, ordinal""").fetchall()
+            WITH stale AS (SELECT c.chunk_id FROM chunks AS c {held} WHERE c.chunker = {chunker})
+            SELECT c.chunk_id, coalesce(c.text_hash, ''), c.section_path, c.fulltext
+            FROM chunks AS c SEMI JOIN stale USING (chunk_id) WHERE c.chunker = {chunker}
+            ORDER BY c.document_id, c.ordinal""").fetchall()
         stale = [ChunkText(chunk_id, digest, indexed_text(section_path, fulltext))
                  for chunk_id, digest, section_path, fulltext in rows]
         if table is None:

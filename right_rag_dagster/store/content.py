@@ -6,6 +6,7 @@ which applies a whole batch of documents in bulk.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -70,6 +71,16 @@ def unit_rows(document: Document, units: Sequence[Unit], parser: str, parser_ver
     return rows
 
 
+CHUNK_TEXT_HASH_SQL = "md5(concat_ws(chr(31), '1', coalesce(CAST(section_path AS VARCHAR), ''), fulltext))"
+"""A chunk row's ``text_hash`` as SQL over its columns; ``chunk_text_hash`` computes the same in Python."""
+
+
+def chunk_text_hash(section_path_json: str, fulltext: str) -> str:
+    """md5 of the rule's version, the section path (as stored) and the text: what indexes compare to find
+    the chunks whose indexed text may have changed."""
+    return hashlib.md5(f"1\x1f{section_path_json}\x1f{fulltext}".encode("utf-8")).hexdigest()
+
+
 def chunk_rows(document: Document, units: Sequence[Unit], chunker: str, chunker_version: str,
                chunks: Sequence[Chunk]) -> list[list[Any]]:
     """One ``chunks`` row per chunk, with section path, unit type, role and page labels resolved."""
@@ -80,14 +91,14 @@ def chunk_rows(document: Document, units: Sequence[Unit], chunker: str, chunker_
         unit = by_id.get(chunk.unit_id)
         attrs = chunk.attributes
         unit_attrs = unit.attributes if unit else {}
+        section_path = _json(list(paths.get(chunk.unit_id, ())))
         rows.append([
             chunker, chunk.id, document.id, chunk.unit_id, ordinal, chunk.topic, chunk.fulltext,
             chunk.source_start, chunk.source_end, chunk.page_start, chunk.page_end,
-            document.page_label(chunk.page_start), document.page_label(chunk.page_end),
-            _json(list(paths.get(chunk.unit_id, ()))),
+            document.page_label(chunk.page_start), document.page_label(chunk.page_end), section_path,
             _opt_str(attrs.get("unit_type", unit_attrs.get("unit_type"))),
             _opt_str(attrs.get("role", unit_attrs.get("role"))),
-            _json(attrs), _json(chunk.metadata), chunker_version,
+            _json(attrs), _json(chunk.metadata), chunker_version, chunk_text_hash(section_path, chunk.fulltext),
         ])
     return rows
 

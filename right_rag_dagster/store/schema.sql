@@ -173,3 +173,10 @@ ALTER TABLE step_state RENAME TO step_state_v2;
 CREATE TABLE step_state AS SELECT * FROM step_state_v2 WITH NO DATA;
 INSERT INTO step_state SELECT * FROM step_state_v2;
 DROP TABLE step_state_v2;
+
+-- migration: 4 chunk_text_hash
+-- Each chunk row carries the hash of what its indexed text is made from (section path and text), written with
+-- the row (store/content.py, CHUNK_TEXT_HASH), so an index build finds the chunks that changed by comparing
+-- hashes, without reading or hashing every chunk's text.
+ALTER TABLE chunks ADD COLUMN text_hash VARCHAR;
+UPDATE chunks SET text_hash = md5(concat_ws(chr(31), '1', coalesce(CAST(section_path AS VARCHAR), ''), fulltext));

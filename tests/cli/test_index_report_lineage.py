@@ -63,3 +63,22 @@ def test_lineage_of_a_chunk_and_unknown_id(indexed, capsys):
     assert "LGPL-3.0.txt" in out and "gnu-licence" in out and "sha256" in out and "run " in out
     assert main(["--project", str(project), "lineage", "no-such-thing"]) == 2
     assert "nothing with id" in capsys.readouterr().err
+
+
+def test_index_remakes_a_search_index_of_an_older_format_without_document_changes(indexed, capsys):
+    from right_rag_dagster.project import Project
+    from right_rag_dagster.retrieval import IndexMissingError, search
+    from right_rag_dagster.retrieval.snapshot import clear_cache
+    from right_rag_dagster.store import Store
+
+    project, _ = indexed
+    store = Store(Project.load(project).store_path)
+    with store.write() as con:  # what an index made by an earlier version of the library looks like
+        con.execute("UPDATE search_indexes SET model = 'rr-tok-1' WHERE kind = 'bm25'")
+    clear_cache()
+    with pytest.raises(IndexMissingError, match="run `right-rag index` to rebuild it"):
+        search(store, "license", chunker="default")
+    assert main(["--project", str(project), "index", "--quiet"]) == 0
+    assert "indexed 0, unchanged 3" in capsys.readouterr().out
+    clear_cache()
+    assert search(store, "license", chunker="default")

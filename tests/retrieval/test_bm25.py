@@ -135,6 +135,7 @@ def test_builds_are_incremental(store_copy: Store) -> None:
         chunk_id = con.execute("SELECT chunk_id FROM chunks WHERE document_id = 'GPL-3.0.txt' "
                                "ORDER BY ordinal LIMIT 1").fetchone()[0]
         con.execute("UPDATE chunks SET fulltext = 'a brand new quokka clause' WHERE chunk_id = ?", [chunk_id])
+        con.execute(f"UPDATE chunks SET text_hash = {content.CHUNK_TEXT_HASH_SQL} WHERE chunk_id = ?", [chunk_id])
     changed = build_search_index(store_copy, "default")
     assert changed["changed"] is True and changed["chunks_tokenized"] == 1 and changed["chunks_removed"] == 0
     hits = search(store_copy, "quokka", chunker="default")
@@ -184,6 +185,7 @@ def test_an_incrementally_updated_index_equals_a_rebuild(store_copy: Store, tmp_
         chunk_id = con.execute("SELECT chunk_id FROM chunks WHERE document_id = 'GPL-3.0.txt' "
                                "ORDER BY ordinal LIMIT 1").fetchone()[0]
         con.execute("UPDATE chunks SET fulltext = 'a quokka and a numbat clause' WHERE chunk_id = ?", [chunk_id])
+        con.execute(f"UPDATE chunks SET text_hash = {content.CHUNK_TEXT_HASH_SQL} WHERE chunk_id = ?", [chunk_id])
     stats = build_search_index(store_copy, "default")
     assert stats["chunks_removed"] > 0 and stats["chunks_tokenized"] == 1
     (tmp_path / "rebuilt").mkdir()

@@ -64,3 +64,14 @@ def test_small_statements_never_import_pandas() -> None:
             "print('pandas' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_a_chunk_rows_text_hash_is_the_same_in_python_and_in_sql() -> None:
+    from right_rag_dagster.store.content import CHUNK_TEXT_HASH_SQL, chunk_text_hash
+
+    con = duckdb.connect()
+    con.execute("CREATE TABLE chunks (section_path JSON, fulltext VARCHAR)")
+    path = '["Chapter 1", "มาตรา ๒ \\"quoted\\""]'
+    insert_rows(con, "chunks", [[path, "Body, with ' quotes\nand lines."]])
+    assert con.execute(f"SELECT {CHUNK_TEXT_HASH_SQL} FROM chunks").fetchone()[0] == \
+        chunk_text_hash(path, "Body, with ' quotes\nand lines.")

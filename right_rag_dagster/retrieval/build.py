@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ..store import Store
 from .bm25_index import Bm25Plan, apply_bm25, plan_bm25
@@ -20,6 +18,9 @@ from .extensions import load_extension
 from .formats import BM25_FORMAT, HASH_RULE
 from .pending import PendingChunks
 from .tables import Connection, literal, read_state
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def build_search_index(store: Store, chunker: str, embedder: Embedder | str | Any = None, *,
@@ -81,17 +82,18 @@ def _apply(store: Store, bm25: Bm25Plan, dense: DensePlan | None, vectors: np.nd
     loaded when HNSW changed, see dense_index), so the readers that follow a build open the file without
     replaying its log: a 100 KB log made each open of the 40k-chunk store 30 ms slower."""
     build_id = uuid.uuid4().hex
-    hnsw = False
-    with store.write() as con:  # the fingerprint differs, so at least a state row changes
+    with store.write(checkpoint=True) as con:  # the fingerprint differs, so at least a state row changes
         if bm25.changed:
             apply_bm25(con, bm25, build_id, time.perf_counter() - started)
         if dense is not None and dense.changed:
-            matrix = vectors if vectors is not None else np.zeros((0, 0), dtype=np.float32)
-            result = apply_dense(con, dense, matrix, build_id, time.perf_counter() - started, hnsw_threshold)
-            hnsw = dense.rows_changed and (dense.had_hnsw or bool(result["hnsw"]))
-        stats = stored_stats(con, bm25.tables.chunker)
-    store.checkpoint(prepare=(lambda con: load_extension(con, "vss")) if hnsw else None)
-    return stats
+            if vectors is None:
+                import numpy as np
+
+                vectors = np.zeros((0, 0), dtype=np.float32)
+            result = apply_dense(con, dense, vectors, build_id, time.perf_counter() - started, hnsw_threshold)
+            if dense.rows_changed and (dense.had_hnsw or result["hnsw"]):
+                load_extension(con, "vss")  # the checkpoint writes the HNSW index
+        return stored_stats(con, bm25.tables.chunker)
 
 
 def stored_stats(con: Connection, chunker: str) -> dict[str, Any]:

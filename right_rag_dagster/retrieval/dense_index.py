@@ -9,8 +9,7 @@ part of right-rag), so ``build_search_index`` checkpoints with ``vss`` loaded ri
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..store.sql import execute
 from .embedders import Embedder
@@ -18,6 +17,9 @@ from .extensions import load_extension
 from .formats import HASH_RULE
 from .pending import PendingChunks
 from .tables import Connection, IndexState, IndexTables, delete_state, read_state, table_exists, write_state
+
+if TYPE_CHECKING:
+    import numpy as np
 
 HNSW_THRESHOLD = 100_000
 

@@ -12,14 +12,15 @@ import hashlib
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
 from .errors import ServiceError
 from .http import Endpoint
 from .tokenize import TOKENIZER_VERSION, tokenize
+
+if TYPE_CHECKING:  # numpy is imported where vectors are made: a BM25-only index never needs it
+    import numpy as np
 
 MINILM_IDENTITY = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -40,6 +41,8 @@ class Embedder(ABC):
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """A float32 matrix, one L2-normalized row per text."""
+        import numpy as np
+
         parts = [np.asarray(self._embed(list(texts[i:i + self.batch_size])), dtype=np.float32)
                  for i in range(0, len(texts), self.batch_size)]
         if not parts:
@@ -67,6 +70,8 @@ class HashingEmbedder(Embedder):
         return f"hashing:{TOKENIZER_VERSION}:{self.dimensions}"
 
     def _embed(self, texts: list[str]) -> np.ndarray:
+        import numpy as np
+
         matrix = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         for row, text in enumerate(texts):
             for token in tokenize(text):

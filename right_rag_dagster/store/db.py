@@ -71,8 +71,11 @@ class Store:
                 delay = min(delay * 2, 0.25)
 
     @contextmanager
-    def write(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """One transaction on a fresh connection; committed on success, rolled back on any error."""
+    def write(self, checkpoint: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+        """One transaction on a fresh connection; committed on success, rolled back on any error.
+
+        With ``checkpoint``, the write-ahead log is folded into the file right after the commit, on the same
+        connection (what ``checkpoint()`` does, without opening the file once more)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         con = self._open(read_only=False)
         try:
@@ -93,6 +96,8 @@ class Store:
                 con.execute("ROLLBACK")
                 raise
             con.execute("COMMIT")
+            if checkpoint:
+                con.execute("CHECKPOINT")
         finally:
             con.close()
 

@@ -40,13 +40,13 @@ def cold_bm25(store: Store, query: str, chunker: str, k: int, retriever: str = "
                        AS score
             FROM hits JOIN df USING (termid) JOIN {t.bm25} AS c USING (doc_key) CROSS JOIN stats
             GROUP BY hits.doc_key"""
-        total = con.execute(f"SELECT count(*) FROM ({scores})").fetchone()[0]
+        con.execute(f"CREATE TEMP TABLE _scores AS {scores}")  # in memory: the store stays read-only
+        total = con.execute("SELECT count(*) FROM _scores").fetchone()[0]
         depth = k
         while True:  # join only the best rows (ties included); look deeper when some of them left the store
             rows = con.execute(f"""
-                WITH scores AS ({scores}),
-                     best AS (SELECT * FROM scores WHERE score >= (SELECT min(score) FROM
-                              (SELECT score FROM scores ORDER BY score DESC LIMIT {depth})))
+                WITH best AS (SELECT * FROM _scores WHERE score >= (SELECT min(score) FROM
+                              (SELECT score FROM _scores ORDER BY score DESC LIMIT {depth})))
                 SELECT {', '.join('c.' + column for column in COLUMNS)}, best.score
                 FROM best JOIN {t.bm25} AS b USING (doc_key)
                      JOIN chunks AS c ON c.chunker = {literal(chunker)} AND c.chunk_id = b.chunk_id

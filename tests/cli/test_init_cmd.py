@@ -52,7 +52,7 @@ def project(tmp_path):
 
 
 def test_init_writes_the_documented_layout(project):
-    for relative in ("right_rag.toml", "workspace.yaml", ".gitignore", "eval/questions.jsonl",
+    for relative in ("right_rag.toml", "workspace.yaml", ".gitignore", "eval/questions.example.jsonl",
                      "data/documents/.gitkeep", "spec/unit_parsers/example_sections.py",
                      "spec/chunk_parsers/example_chunks.py"):
         assert (project / relative).is_file(), relative
@@ -103,9 +103,11 @@ def test_the_workspace_loads_the_orchestration_module_from_the_project_folder(pr
     assert importlib.util.find_spec(module["module_name"]) is not None
 
 
-def test_the_example_question_file_is_readable(project):
-    [question] = load_questions(project / "eval" / "questions.jsonl")
+def test_the_example_question_file_is_readable_and_not_the_projects_questions_yet(project):
+    [question] = load_questions(project / "eval" / "questions.example.jsonl")
     assert question.evidence and question.tags == ("example",)
+    loaded = Project.load(project)
+    assert not loaded.questions_file.exists()  # no evaluation asset scoring a placeholder after every index
 
 
 def test_the_example_plugins_are_discovered_and_selected_instead_of_the_defaults(project):

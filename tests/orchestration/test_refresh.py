@@ -10,6 +10,7 @@ from right_rag_dagster.orchestration.defs.automation import refresh_indexes_afte
 from right_rag_dagster.orchestration.definitions import build_definitions
 from right_rag_dagster.orchestration.local import run_local
 from right_rag_dagster.orchestration.names import AUDIT_REPORT_KEY, search_index_key, units_key
+from right_rag_dagster.orchestration.resources import RightRagProject
 from right_rag_dagster.pipeline.indexer import Indexer
 from right_rag_dagster.pipeline.runner import known_files, plan_index
 from right_rag_dagster.pipeline.scan import scan_documents
@@ -84,3 +85,13 @@ def test_a_backfill_of_one_parsers_assets_is_followed_by_a_refresh_run(project_d
             if e.event_type_value == "ASSET_MATERIALIZATION"}
     assert keys == {SEARCH_KEY, AUDIT_REPORT_KEY}
     assert isinstance(refresh_tick(instance, refresh.run_id), dg.SkipReason)
+
+
+def test_a_run_reads_the_project_and_its_plugins_once(project_dir):
+    with dg.build_resources({"right_rag": RightRagProject(project_dir=str(project_dir))}) as resources:
+        right_rag = resources.right_rag
+        assert right_rag.get_project() is right_rag.get_project()
+        assert right_rag.get_indexer() is right_rag.get_indexer()
+        assert right_rag.get_store().path == Project.load(project_dir).store_path
+    unset = RightRagProject(project_dir=str(project_dir))  # used outside a run: read on each call
+    assert unset.get_project() is not unset.get_project()

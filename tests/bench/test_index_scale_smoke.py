@@ -47,6 +47,16 @@ def test_rows_judge_each_target_against_the_measured_reference_and_floor():
     assert rows["one_change"]["misses"] == ["exit 1", "RSS"] and rows["one_change"]["floor_seconds"] == 1.6
 
 
+def test_the_one_change_floor_is_the_fresh_process_when_it_was_measured():
+    cold = {**FLOOR, "cold_one_process_seconds": 1.9, "cold_one_import_cpu_seconds": 0.6,
+            "cold_one_instance_cpu_seconds": 0.6, "cold_one_run_cpu_seconds": 0.4}
+    ours = {case: run(1.0, 100.0) for case in index_scale.CASES}
+    rows = {r["case"]: r for r in index_scale.build_rows(ours, None, cold)}
+    assert rows["one_change"]["floor_seconds"] == 1.9
+    assert abs(rows["one_change"]["floor_cpu_seconds"] - 1.6) < 1e-9
+    assert rows["full"]["floor_seconds"] == 1.0 + 0.5 + 40.0
+
+
 def test_without_right_rag_the_issue_figures_are_the_reference_and_marked():
     ours = {case: run(1.0, 100.0) for case in index_scale.CASES}
     rows = index_scale.build_rows(ours, None, None)

@@ -9,6 +9,7 @@ from ..pipeline.indexer import Indexer
 from ..pipeline.runner import add_progress_listener, scan_and_plan
 from ..project import Project
 from ..retrieval.formats import outdated_indexes
+from ..retrieval.settings import RetrievalSettings
 from ..store import Store
 from .progress import ProgressBar, format_table
 
@@ -31,8 +32,9 @@ def run(args: argparse.Namespace) -> int:
         store.ensure()  # apply pending migrations before anything reads the store
     indexer = Indexer(project)
     files, plan = scan_and_plan(indexer, store, project.documents_dir)
+    dense = RetrievalSettings.from_dict(project.retrieval).embedder is not None
     if plan.is_empty and not plan.refresh_pending and not outdated_indexes(
-            store, [c.name for c in indexer.plugins.chunkers]):
+            store, [c.name for c in indexer.plugins.chunkers], dense):
         summary = _summary(store, plan, 0, time.monotonic() - started, 0)
         print(summary if not args.quiet else summary.splitlines()[-1])
         return 0

@@ -21,16 +21,18 @@ HASH_RULE = f"md5-1+text-{INDEXED_TEXT_VERSION}"
 indexed-text rule the vectors embed; vectors stored under another rule are made again."""
 
 
-def outdated_indexes(store: Store, chunkers: Sequence[str]) -> list[str]:
+def outdated_indexes(store: Store, chunkers: Sequence[str], dense: bool = False) -> list[str]:
     """Chunkers whose stored indexes another version of this library made (the next build remakes them), so
-    ``right-rag index`` refreshes them even when no document changed."""
+    ``right-rag index`` refreshes them even when no document changed. Vectors count only with ``dense`` (the
+    project names an embedder): a build without one leaves them as they are."""
     if not store.exists():
         return []
     outdated = []
     with store.read() as con:
         for chunker in chunkers:
-            bm25, dense = read_state(con, chunker, "bm25"), read_state(con, chunker, "dense")
+            bm25 = read_state(con, chunker, "bm25")
+            vectors = read_state(con, chunker, "dense") if dense else None
             if (bm25 is not None and bm25.model != BM25_FORMAT) or (
-                    dense is not None and dense.details.get("hash") != HASH_RULE):
+                    vectors is not None and vectors.details.get("hash") != HASH_RULE):
                 outdated.append(chunker)
     return outdated

@@ -82,3 +82,21 @@ def test_index_remakes_a_search_index_of_an_older_format_without_document_change
     assert "indexed 0, unchanged 3" in capsys.readouterr().out
     clear_cache()
     assert search(store, "license", chunker="default")
+
+
+def test_vectors_of_an_older_format_start_no_run_when_the_project_has_no_embedder(indexed, capsys, monkeypatch):
+    from right_rag_dagster.orchestration import local
+    from right_rag_dagster.project import Project
+    from right_rag_dagster.store import Store
+
+    project, _ = indexed
+    with Store(Project.load(project).store_path).write() as con:  # vectors left by an earlier version
+        con.execute("INSERT INTO search_indexes VALUES ('default', 'dense', 'dense_x', 'hashing:old:8', 8, 1, NULL, "
+                    "'b', now(), 0.1, '{}')")
+
+    def no_run(*args, **kwargs):
+        raise AssertionError("a Dagster run was launched")
+
+    monkeypatch.setattr(local, "run_local", no_run)
+    assert main(["--project", str(project), "index", "--quiet"]) == 0
+    assert "indexed 0, unchanged 3" in capsys.readouterr().out

@@ -17,7 +17,7 @@ from ..errors import ConfigError
 from ..retrieval.embedders import Embedder, embedder_for_identity
 from ..retrieval.errors import IndexMissingError
 from ..retrieval.hits import Hit
-from ..retrieval.search import search
+from ..retrieval.searcher import search
 from ..retrieval.snapshot import open_index
 from ..store import Store
 from .evidence import STOPWORDS, content_terms, coverage, passage_terms

@@ -19,7 +19,7 @@ _HOME = {
     "EmbedderMismatchError": "errors", "IndexMissingError": "errors", "ServiceError": "errors",
     "Hit": "hits",
     "RetrievalRequest": "retrievers", "Retriever": "retrievers",
-    "search": "search",
+    "search": "searcher",
     "RetrievalSettings": "settings", "embedder_for_project": "settings",
 }
 

@@ -89,3 +89,13 @@ def test_retrieval_rag_and_the_query_command_never_import_dagster() -> None:
             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'dagster'))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_search_is_the_function_whatever_was_imported_first() -> None:
+    import subprocess
+    import sys
+
+    code = ("import right_rag_dagster.rag.flows\n"
+            "from right_rag_dagster.retrieval import search, build_search_index\n"
+            "assert callable(search) and callable(build_search_index), (search, build_search_index)\n")
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -31,3 +31,7 @@ class DocumentRejected(RightRagError):
 
 class StoreError(RightRagError):
     """The DuckDB store is missing, locked for too long, or at an unknown schema version."""
+
+
+class SchemaVersionError(StoreError):
+    """The store was made by another version of right-rag: ``Store.ensure()`` migrates an older one."""

@@ -6,6 +6,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 import duckdb
@@ -172,7 +173,23 @@ def remove_documents(indexer: Indexer, store: Store, removed: Sequence[tuple[str
     return events
 
 
-def mark_refresh(store: Store, pending: bool) -> None:
-    """Record whether the search indexes and audit report lag behind the documents."""
+def mark_refresh(store: Store, pending: bool, unless_marked_since: datetime | None = None) -> None:
+    """Record whether the search indexes and audit report lag behind the documents. With
+    ``unless_marked_since`` (when the refresh that clears the mark began), a mark set after it, e.g. by the
+    sensor removing a document meanwhile, is kept."""
     with store.write() as con:
+        if unless_marked_since is not None:
+            row = con.execute(f"SELECT updated_at FROM step_state WHERE step = '{REFRESH}' AND document_id = '*'"
+                              ).fetchone()
+            if row is not None and row[0] > unless_marked_since:
+                return
         content.set_step_state(con, REFRESH, "*", "pending" if pending else "done", None)
+
+
+def refresh_pending(store: Store) -> bool:
+    """Whether documents changed since the search indexes and audit report were last refreshed in full."""
+    if not store.exists():
+        return False
+    with store.read() as con:
+        state = content.get_step_state(con, REFRESH, "*")
+    return state is not None and state[0] == "pending"

@@ -10,6 +10,7 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
+from ..errors import SchemaVersionError
 from ..store import Store
 from .bm25_index import Bm25Plan, apply_bm25, plan_bm25
 from .dense_index import HNSW_THRESHOLD, DensePlan, apply_dense, plan_dense
@@ -36,15 +37,11 @@ def build_search_index(store: Store, chunker: str, embedder: Embedder | str | An
                              "chunks_tokenized": 0, "chunks_removed": 0, "chunks_embedded": 0, "changed": False}
     if not store.exists():
         store.ensure()  # an empty store: its (empty) indexes are made below
-    with store.read() as con:  # an older schema is a StoreError telling to run `right-rag index`
-        fingerprint = chunks_fingerprint(con, chunker)
-        plans = None
-        if not _up_to_date(con, chunker, fingerprint, embedder, hnsw_threshold):
-            pending = PendingChunks.for_chunker(con, chunker)
-            plans = (plan_bm25(pending, con, fingerprint),
-                     plan_dense(pending, con, embedder, fingerprint, hnsw_threshold) if embedder else None)
-        else:
-            stats.update(stored_stats(con, chunker))
+    try:
+        plans = _plan(store, chunker, embedder, hnsw_threshold, stats)
+    except SchemaVersionError:  # made by an older right-rag: migrate it (one extra open, only then)
+        store.ensure()
+        plans = _plan(store, chunker, embedder, hnsw_threshold, stats)
     if plans is not None:
         bm25, dense = plans
         vectors = embedder.embed([row[2] for row in dense.embed]) if dense is not None and dense.embed else None
@@ -53,6 +50,19 @@ def build_search_index(store: Store, chunker: str, embedder: Embedder | str | An
                      chunks_embedded=len(dense.embed) if dense else 0, changed=True)
     stats["seconds"] = round(time.perf_counter() - started, 3)
     return stats
+
+
+def _plan(store: Store, chunker: str, embedder: Embedder | None, hnsw_threshold: int,
+          stats: dict[str, Any]) -> tuple[Bm25Plan, DensePlan | None] | None:
+    """The changes to make (None, with ``stats`` filled in, when the indexes are current)."""
+    with store.read() as con:
+        fingerprint = chunks_fingerprint(con, chunker)
+        if _up_to_date(con, chunker, fingerprint, embedder, hnsw_threshold):
+            stats.update(stored_stats(con, chunker))
+            return None
+        pending = PendingChunks.for_chunker(con, chunker)
+        return (plan_bm25(pending, con, fingerprint),
+                plan_dense(pending, con, embedder, fingerprint, hnsw_threshold) if embedder else None)
 
 
 def chunks_fingerprint(con: Connection, chunker: str) -> str:

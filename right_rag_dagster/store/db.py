@@ -17,7 +17,7 @@ from pathlib import Path
 
 import duckdb
 
-from ..errors import StoreError
+from ..errors import SchemaVersionError, StoreError
 from .migrations import SCHEMA_VERSION, load_migrations
 from .sql import execute
 
@@ -111,7 +111,7 @@ class Store:
             con.execute("SET enable_progress_bar = false")
             version = self._version(con)
             if version != SCHEMA_VERSION:
-                raise StoreError(f"{self.path} is at schema version {version}, this right-rag expects "
+                raise SchemaVersionError(f"{self.path} is at schema version {version}, this right-rag expects "
                                  f"{SCHEMA_VERSION}: run `right-rag index` to migrate it")
             yield con
         finally:

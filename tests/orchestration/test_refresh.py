@@ -12,12 +12,13 @@ from right_rag_dagster.orchestration.local import run_local
 from right_rag_dagster.orchestration.names import AUDIT_REPORT_KEY, search_index_key, units_key
 from right_rag_dagster.orchestration.resources import RightRagProject
 from right_rag_dagster.pipeline.indexer import Indexer
-from right_rag_dagster.pipeline.runner import known_files, plan_index
+from right_rag_dagster.pipeline.runner import known_files, mark_refresh, plan_index, refresh_pending
 from right_rag_dagster.pipeline.scan import scan_documents
 from right_rag_dagster.project import Project
 from right_rag_dagster.retrieval import search
 from right_rag_dagster.retrieval.snapshot import clear_cache
 from right_rag_dagster.store import Store
+from right_rag_dagster.store.db import utcnow
 
 SEARCH_KEY = search_index_key("default")
 
@@ -36,13 +37,14 @@ def index_with_refresh(project_dir, instance):
     return run_local(project, plan, [f.partition_key for f in files], refresh=True, instance=instance)
 
 
-def refresh_tick(instance, run_id: str):
+def refresh_tick(instance, run_id: str, project_dir):
     run = instance.get_run_by_id(run_id)
     success = [e for e in instance.all_logs(run_id) if e.dagster_event and e.dagster_event.event_type_value ==
                "PIPELINE_SUCCESS"][0]
     context = dg.build_run_status_sensor_context(sensor_name="refresh_indexes_after_documents",
                                                  dagster_instance=instance, dagster_run=run,
-                                                 dagster_event=success.dagster_event)
+                                                 dagster_event=success.dagster_event,
+                                                 resources={"right_rag": RightRagProject(project_dir=str(project_dir))})
     return refresh_indexes_after_documents(context)
 
 
@@ -67,24 +69,30 @@ def test_one_run_indexes_a_changed_document_and_refreshes_index_and_report(proje
     clear_cache()
     hits = search(Store(Project.load(project_dir).store_path), "quokka clause", chunker="default", k=1)
     assert hits and hits[0].document_id == "Apache-2.0.txt" and "quokka" in hits[0].text
-    assert isinstance(refresh_tick(instance, second.document_run_id), dg.SkipReason)
+    assert isinstance(refresh_tick(instance, second.document_run_id, project_dir), dg.SkipReason)
 
 
 def test_a_backfill_of_one_parsers_assets_is_followed_by_a_refresh_run(project_dir, instance):
     index_with_refresh(project_dir, instance)
     defs = build_definitions(Project.load(project_dir))
+    unchanged = defs.resolve_job_def("index_documents").execute_in_process(
+        instance=instance, partition_key="GPL-3.0.txt", asset_selection=[units_key("gnu-licence")])
+    assert isinstance(refresh_tick(instance, unchanged.run_id, project_dir), dg.SkipReason)  # nothing to refresh
+    parser = project_dir / "spec" / "unit_parsers" / "gnu.py"
+    parser.write_text(parser.read_text().replace('topic=f"Section', 'topic=f"Clause'))
+    defs = build_definitions(Project.load(project_dir))
     backfill = defs.resolve_job_def("index_documents").execute_in_process(
         instance=instance, partition_key="GPL-3.0.txt", asset_selection=[units_key("gnu-licence")])
     assert backfill.success
     assert instance.get_latest_materialization_event(SEARCH_KEY).run_id != backfill.run_id
-    request = refresh_tick(instance, backfill.run_id)
+    request = refresh_tick(instance, backfill.run_id, project_dir)
     assert isinstance(request, dg.RunRequest) and request.run_key == f"refresh-after-{backfill.run_id}"
     refresh = defs.resolve_job_def("refresh_indexes").execute_in_process(instance=instance)
     assert refresh.success
     keys = {e.event_specific_data.materialization.asset_key for e in refresh.all_events
             if e.event_type_value == "ASSET_MATERIALIZATION"}
     assert keys == {SEARCH_KEY, AUDIT_REPORT_KEY}
-    assert isinstance(refresh_tick(instance, refresh.run_id), dg.SkipReason)
+    assert isinstance(refresh_tick(instance, refresh.run_id, project_dir), dg.SkipReason)
 
 
 def test_a_run_reads_the_project_and_its_plugins_once(project_dir):
@@ -95,3 +103,26 @@ def test_a_run_reads_the_project_and_its_plugins_once(project_dir):
         assert right_rag.get_store().path == Project.load(project_dir).store_path
     unset = RightRagProject(project_dir=str(project_dir))  # used outside a run: read on each call
     assert unset.get_project() is not unset.get_project()
+
+
+def test_a_run_of_coverage_alone_still_gets_its_rewritten_chunks_indexed(project_dir, instance):
+    """Selecting any per-document asset runs the whole document pipeline, chunks included."""
+    index_with_refresh(project_dir, instance)
+    path = project_dir / "data" / "documents" / "Apache-2.0.txt"
+    path.write_text(path.read_text() + "\n  10. Quokkas.\n\n      Every quokka clause is searchable.\n")
+    defs = build_definitions(Project.load(project_dir))
+    run = defs.resolve_job_def("index_documents").execute_in_process(
+        instance=instance, partition_key="Apache-2.0.txt", asset_selection=[dg.AssetKey("coverage")])
+    assert run.success and refresh_pending(Store(Project.load(project_dir).store_path))
+    assert isinstance(refresh_tick(instance, run.run_id, project_dir), dg.RunRequest)
+
+
+def test_a_refresh_keeps_a_pending_mark_set_while_it_ran(project_dir, instance):
+    index_with_refresh(project_dir, instance)
+    store = Store(Project.load(project_dir).store_path)
+    started = utcnow()
+    mark_refresh(store, pending=True)  # e.g. the sensor removed a document while the indexes were being built
+    mark_refresh(store, pending=False, unless_marked_since=started)
+    assert refresh_pending(store)
+    mark_refresh(store, pending=False, unless_marked_since=utcnow())
+    assert not refresh_pending(store)

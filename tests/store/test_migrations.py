@@ -44,3 +44,16 @@ def test_a_store_from_a_newer_version_is_refused(tmp_path) -> None:
     con.close()
     with pytest.raises(StoreError, match="newer than this right-rag"):
         Store(path).ensure()
+
+
+def test_building_a_search_index_migrates_an_older_store_first(tmp_path) -> None:
+    from right_rag_dagster.retrieval import build_search_index
+
+    path = tmp_path / "right_rag.duckdb"
+    _store_at(path, 3)
+    con = duckdb.connect(str(path))
+    con.execute("INSERT INTO chunks (chunker, chunk_id, document_id, unit_id, ordinal, fulltext, section_path) "
+                "VALUES ('default', 'c1', 'd.txt', 'u1', 0, 'Quokkas are marsupials.', '[\"Fauna\"]')")
+    con.close()
+    stats = build_search_index(Store(path), "default")
+    assert stats["chunks_indexed"] == 1 and stats["terms"] >= 2

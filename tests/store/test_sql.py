@@ -33,6 +33,32 @@ def test_every_stored_type_round_trips(con) -> None:
         tuple(rows[0]), (None, None, float("inf"), False, None, [], [], None)]
 
 
+def test_floats_datetimes_and_numpy_values_come_back_exactly(con) -> None:
+    import random
+
+    import numpy as np
+
+    values = [random.Random(7).random() for _ in range(300)] + [1e300, -0.0, 5e-324, float(np.float64(0.1))]
+    execute(con, "INSERT INTO t (f) SELECT unnest(?::DOUBLE[])", [values])
+    assert [row[0] for row in con.execute("SELECT f FROM t WHERE f IS NOT NULL").fetchall()] == values
+    assert literal(np.float64(0.5)) == "'0.5'::DOUBLE"
+    aware = dt.datetime(2024, 1, 1, 12, 0, tzinfo=dt.timezone(dt.timedelta(hours=2)))
+    insert_rows(con, "t", [["tz", 1, None, None, aware, None, None, None]])
+    assert con.execute("SELECT ts FROM t WHERE s = 'tz'").fetchone()[0] == dt.datetime(2024, 1, 1, 10, 0)
+
+
+def test_statements_the_scanner_cannot_read_surely_are_bound(con) -> None:
+    con.execute("INSERT INTO t (s, i) VALUES ('x', 1), ('y', 2)")
+    for sql, params in [("SELECT ?2 + ?1", [1, 20]), ("SELECT ? -- what is ?\n", [21]),
+                        ("SELECT $1 + 1", [20]), ("SELECT /* ? */ ?", [21])]:
+        with pytest.raises(NotInlinable):
+            inline(sql, params)
+        assert execute(con, sql, params).fetchone()[0] == 21
+    with pytest.raises(NotInlinable):
+        literal([1, "a"])
+    assert execute(con, "SELECT count(*) FROM t WHERE s = $name", {"name": "x"}).fetchone()[0] == 1
+
+
 def test_placeholders_inside_quotes_are_not_replaced() -> None:
     sql = inline("SELECT '?' AS a, \"odd?name\" FROM t WHERE s = ? AND i IN (SELECT unnest(?::INTEGER[]))",
                  ["x'y", [1, 2]])

@@ -3,15 +3,16 @@
 
 import dagster as dg
 
-from ...pipeline.runner import remove_documents
+from ...pipeline.runner import refresh_pending, remove_documents
 from ...pipeline.scan import scan_documents
 from ...pipeline.watch import FolderChanges, decode_cursor, encode_cursor, folder_changes
 from ...store import Store
-from ..names import DOCUMENT_JOB, DOCUMENTS_PARTITIONS, REFRESH_JOB, SEARCH_INDEX_PREFIX
+from ..names import DOCUMENT_JOB, DOCUMENTS_PARTITIONS, REFRESH_JOB
 from ..resources import RightRagProject
 from .jobs import refresh_indexes_job
 
 SENSOR_INTERVAL_SECONDS = 30
+DOCUMENT_ASSET_PREFIXES = ("raw_text", "units", "chunks", "coverage")
 
 
 def indexed_documents(store: Store) -> dict[str, tuple[str, str]]:
@@ -77,20 +78,20 @@ def documents_folder_sensor(context: dg.SensorEvaluationContext, right_rag: Righ
     name="refresh_indexes_after_documents",
     request_job=refresh_indexes_job,
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description="After a run that changed documents without refreshing the search indexes (e.g. a backfill of "
-                "one parser's assets) succeeds, refresh the search indexes and the audit report.",
+    description="After a run that changed documents but left the search indexes or the audit report behind (e.g. "
+                "a backfill of one parser's assets), refresh them.",
 )
-def refresh_indexes_after_documents(context: dg.RunStatusSensorContext):
+def refresh_indexes_after_documents(context: dg.RunStatusSensorContext, right_rag: RightRagProject):
     run = context.dagster_run
     if run.job_name == REFRESH_JOB:
         return dg.SkipReason("refresh run itself")
     selection = run.asset_selection or set()
-    if run.job_name == DOCUMENT_JOB and not selection:  # the whole job: it refreshed at its end
-        return dg.SkipReason(f"run {run.run_id} refreshed the indexes itself")
-    if not any(k.path[0] in ("raw_text", "units", "chunks") for k in selection):
+    if run.job_name != DOCUMENT_JOB and not any(k.path[0] in DOCUMENT_ASSET_PREFIXES for k in selection):
         return dg.SkipReason(f"run {run.run_id} did not touch documents")
-    if any(k.path[0] == SEARCH_INDEX_PREFIX for k in selection):
-        return dg.SkipReason(f"run {run.run_id} refreshed the indexes itself")
+    # The store's mark, not the run's selection, says whether every index and the report caught up: a run may
+    # have refreshed only some chunkers' indexes, or a sensor tick may have removed a document meanwhile.
+    if not refresh_pending(right_rag.get_store()):
+        return dg.SkipReason(f"the search indexes and the audit report are current after run {run.run_id}")
     return dg.RunRequest(run_key=f"refresh-after-{run.run_id}")
 
 

@@ -19,6 +19,7 @@ from ...pipeline.indexer import StepEvent
 from ...pipeline.runner import known_files, mark_refresh, process_documents
 from ...pipeline.scan import scan_documents
 from ...project import Project
+from ...store.db import utcnow
 from ..names import (
     AUDIT_REPORT_KEY,
     COVERAGE_KEY,
@@ -101,11 +102,12 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
         selected = set(context.selected_asset_keys)
         if selected & document_keys:
             yield from run_document_pipeline(context, right_rag)
+        refresh_started = utcnow()
         yield from materialize_search_indexes(right_rag, chunker_names, selected)
         if AUDIT_REPORT_KEY in selected:
             yield materialize_audit_report(right_rag)
         if refresh_keys <= selected:
-            mark_refresh(right_rag.get_store(), pending=False)
+            mark_refresh(right_rag.get_store(), pending=False, unless_marked_since=refresh_started)
 
     return document_pipeline
 

@@ -30,6 +30,8 @@ from .steps import chunk_units, document_coverage, load_document, parse_with, un
 
 RAW_TEXT = "raw_text"
 COVERAGE = "coverage"
+COVERAGE_VERSION = "1"
+"""The coverage step's code version (it has no plugin): change it with how coverage is measured."""
 DOCUMENT = "document"
 
 
@@ -239,7 +241,7 @@ class _Steps:
         self.batch.replace_rows("coverage", document.id,
                                 [content.coverage_row(document.id, owner.name, owner.version, coverage, by_type)])
         self.set_state(COVERAGE, key, key)
-        self.emit(COVERAGE, "materialized", key, None, {units_asset(owner.name): units_version}, {
+        self.emit(COVERAGE, "materialized", key, COVERAGE_VERSION, {units_asset(owner.name): units_version}, {
             "parser": owner.name, "coverage_percent": coverage.coverage_percent,
             "covered_chars": coverage.covered_chars, "uncovered_chars": coverage.uncovered_chars,
             "units_total": coverage.units_total, "units_with_source_span": coverage.units_with_source_span,

@@ -127,9 +127,6 @@ def test_backfill_of_one_parser_after_its_edit_rematerializes_only_its_partition
     assert backfill.status == BulkActionStatus.COMPLETED_SUCCESS
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "Bug: the step yields no materialization for unchanged partitions (skippable outputs), so after a "
-    "successful run Dagster's stall detection marks the requested partitions failed: COMPLETED_FAILED."))
 def test_backfill_of_one_parser_without_changes_completes(project_dir, instance):
     """The same backfill with nothing to redo (a plain "re-materialize" click in the UI)."""
     index_with_refresh(project_dir, instance)
@@ -143,10 +140,6 @@ def test_backfill_of_one_parser_without_changes_completes(project_dir, instance)
         backfill.status, "failed:", asset_data.failed_and_downstream_subset)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "Bug: audit_report depends on every units/<parser> asset over all partitions, but each parser "
-    "materializes only the documents it owns, so units/apache_licence[GPL, LGPL] and units/gnu_licence[Apache] "
-    "never exist; the asset backfill never requests audit_report and ends COMPLETED_FAILED without its checks."))
 def test_materialize_all_backfill_materializes_index_report_and_checks(project_dir, instance):
     """'Materialize all' in the UI on a new project whose partitions the sensor has added."""
     sync_partitions(instance, DOCUMENTS)

@@ -126,3 +126,31 @@ def test_a_refresh_keeps_a_pending_mark_set_while_it_ran(project_dir, instance):
     assert refresh_pending(store)
     mark_refresh(store, pending=False, unless_marked_since=utcnow())
     assert not refresh_pending(store)
+
+
+def test_the_ui_shows_everything_synced_after_an_index_and_only_an_edited_parsers_assets_unsynced(
+        project_dir, instance):
+    """What the asset graph's "unsynced" badges are computed from: data versions, code versions, input pointers."""
+    from dagster._core.definitions.data_version import StaleStatus
+    from dagster._utils.test.data_versions import get_stale_status_resolver
+
+    def statuses() -> dict[tuple[str, str], StaleStatus]:
+        resolver = get_stale_status_resolver(instance, list(build_definitions(Project.load(project_dir)).assets))
+        return {(key, partition): resolver.get_status(dg.AssetKey(key.split("/")), partition)
+                for key in ("raw_text", "units/gnu_licence", "units/apache_licence", "chunks/default", "coverage")
+                for partition in ("GPL-3.0.txt", "Apache-2.0.txt")}
+
+    index_with_refresh(project_dir, instance)
+    after_index = statuses()
+    assert after_index[("units/gnu_licence", "Apache-2.0.txt")] == StaleStatus.MISSING  # not its document
+    assert all(status == StaleStatus.FRESH for (key, partition), status in after_index.items()
+               if not (key, partition) in {("units/gnu_licence", "Apache-2.0.txt"),
+                                           ("units/apache_licence", "GPL-3.0.txt")})
+    parser = project_dir / "spec" / "unit_parsers" / "gnu.py"
+    parser.write_text(parser.read_text() + "\n# edited\n")
+    after_edit = statuses()
+    assert after_edit[("units/gnu_licence", "GPL-3.0.txt")] == StaleStatus.STALE
+    assert after_edit[("units/apache_licence", "Apache-2.0.txt")] == StaleStatus.FRESH
+    assert after_edit[("chunks/default", "Apache-2.0.txt")] == StaleStatus.FRESH
+    index_with_refresh(project_dir, instance)  # re-parses GPL and LGPL only; identical units: no re-chunking
+    assert all(status != StaleStatus.STALE for status in statuses().values())

@@ -15,11 +15,13 @@ from typing import Any
 
 import dagster as dg
 
-from ...pipeline.indexer import StepEvent
+from ...pipeline.indexer import COVERAGE_VERSION, StepEvent
 from ...pipeline.runner import known_files, mark_refresh, process_documents
-from ...pipeline.scan import scan_documents
+from ...pipeline.scan import DocumentFile, scan_documents
 from ...project import Project
+from ...store import Store
 from ...store.db import utcnow
+from ...store.sql import execute
 from ..names import (
     AUDIT_REPORT_KEY,
     COVERAGE_KEY,
@@ -35,6 +37,9 @@ from .reports import audit_check_specs, audit_report_spec, materialize_audit_rep
 from .search import materialize_search_indexes, search_index_specs
 
 STORE_POOL = "right_rag_store"
+BACKFILL_TAG = "dagster/backfill"  # the tag Dagster puts on every run of a backfill
+ABSENT = "NULL"
+"""Dagster's word for an input with no value (no data version, no materialization event)."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,10 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
     unit_keys = [units_key(p.name) for p in parsers]
     chunk_keys = [chunks_key(c.name) for c in chunkers]
     chunker_names = [c.name for c in chunkers]
+    steps = {RAW_TEXT_KEY: ("raw_text", "raw_text", loader.version),  # asset key -> (step, step asset, code version)
+             **{units_key(p.name): ("units", f"units/{p.name}", p.version) for p in parsers},
+             **{chunks_key(c.name): (f"chunks:{c.name}", f"chunks/{c.name}", c.version) for c in chunkers},
+             COVERAGE_KEY: ("coverage", "coverage", COVERAGE_VERSION)}
     document_specs = [
         dg.AssetSpec(RAW_TEXT_KEY, group_name="documents", kinds={"duckdb", "python"}, code_version=loader.version,
                      partitions_def=DOCUMENTS_PARTITIONS, skippable=True,
@@ -82,7 +91,7 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
                        description=f"Chunks cut inside units by chunk parser `{c.name}`, with spans and pages.",
                        metadata={"chunker": c.name, "source_file": c.source_file}) for c in chunkers],
         dg.AssetSpec(COVERAGE_KEY, deps=unit_keys, group_name="units", kinds={"duckdb"},
-                     partitions_def=DOCUMENTS_PARTITIONS, skippable=True,
+                     code_version=COVERAGE_VERSION, partitions_def=DOCUMENTS_PARTITIONS, skippable=True,
                      description="Share of each document's text covered by its units' source spans."),
     ]
     document_keys = {spec.key for spec in document_specs}
@@ -101,7 +110,7 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
     def document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRagProject) -> Iterator[Any]:
         selected = set(context.selected_asset_keys)
         if selected & document_keys:
-            yield from run_document_pipeline(context, right_rag)
+            yield from run_document_pipeline(context, right_rag, steps)
         refresh_started = utcnow()
         yield from materialize_search_indexes(right_rag, chunker_names, selected)
         if AUDIT_REPORT_KEY in selected:
@@ -112,8 +121,10 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
     return document_pipeline
 
 
-def run_document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRagProject) -> Iterator[Any]:
+def run_document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRagProject,
+                          steps: dict[dg.AssetKey, tuple[str, str, str | None]]) -> Iterator[Any]:
     """Process the run's partitions; yield materializations after each batch is committed."""
+    unit_keys = [key for key, (step, _, _) in steps.items() if step == "units"]
     project = right_rag.get_project()
     store = right_rag.get_store()
     indexer = right_rag.get_indexer()
@@ -126,33 +137,106 @@ def run_document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRag
     todo = [files[k] for k in keys if k in files]
     counts = {"materialized": 0, "rejected": 0, "unchanged": len(todo)}
     changed_docs: set[str] = set()
+    yielded: set[tuple[dg.AssetKey, str]] = set()
     for events in process_documents(indexer, store, todo, context.run.run_id):
         for event in events:
             changed_docs.add(event.document_id)
             counts[event.status] = counts.get(event.status, 0) + 1
-            materialization = to_materialization(event)
-            if materialization is not None:
-                yield materialization
-            elif event.status in ("unsupported", "ambiguous", "failed"):
+            if event.status in ("unsupported", "ambiguous", "failed"):
                 context.log.warning(f"{event.document_id}: {event.status}: {event.metadata.get('reason')}")
+        materialized = [e for e in events if e.status in ("materialized", "rejected") and asset_key_for_step(e.asset)]
+        for materialization in staged_materializations(context.instance, materialized, unit_keys):
+            yielded.add((materialization.asset_key, materialization.partition))
+            yield materialization
     counts["unchanged"] = len(todo) - len(changed_docs)
     context.log.info(f"documents: {len(todo)} in run, {counts['unchanged']} unchanged; events: {counts}")
+    if context.run.tags.get(BACKFILL_TAG) and todo:
+        confirmed = confirmations(store, todo, [k for k in context.selected_asset_keys if k in steps], steps, yielded)
+        yield from staged_materializations(context.instance, confirmed, unit_keys)
 
 
-def to_materialization(event: StepEvent) -> dg.AssetMaterialization | None:
-    """A Dagster materialization for a step event (None for events that are not an asset's output)."""
+def staged_materializations(instance: dg.DagsterInstance, events: list[StepEvent],
+                            unit_keys: list[dg.AssetKey]) -> Iterator[dg.AssetMaterialization]:
+    """Materializations for ``events``, stage by stage, so that each input's event is stored before the
+    events that point to it."""
+    for stage in ("raw_text", "units", "chunks", "coverage"):
+        staged = [e for e in events if e.asset.split("/")[0] == stage]
+        pointers = input_pointers(instance, staged)
+        for event in staged:
+            yield to_materialization(event, pointers, unit_keys)
+
+
+def confirmations(store: Store, files: list[DocumentFile], selected: list[dg.AssetKey],
+                  steps: dict[dg.AssetKey, tuple[str, str, str | None]],
+                  yielded: set[tuple[dg.AssetKey, str]]) -> list[StepEvent]:
+    """In a backfill, one event per requested asset partition the run did not change: "unchanged", with its
+    stored versions, or "not owned" for the units of a parser that does not own the document. A backfill
+    asked for these partitions; without a materialization, Dagster marks them failed."""
+    with store.read() as con:
+        rows = execute(con, "SELECT step, document_id, data_version, owner FROM step_state "
+                            "WHERE list_contains(?::VARCHAR[], document_id)", [[f.document_id for f in files]]).fetchall()
+    state = {(step, document_id): (version, owner) for step, document_id, version, owner in rows}
+    events = []
+    for file in files:
+        raw_version = state.get(("raw_text", file.document_id), (None, None))[0]
+        units_version, owner = state.get(("units", file.document_id), (None, None))
+        for key in selected:
+            if (key, file.partition_key) in yielded:
+                continue
+            step, asset, code_version = steps[key]
+            version, _ = state.get((step, file.document_id), (None, None))
+            status, inputs = "unchanged", {}
+            if step == "units":
+                inputs = {"raw_text": raw_version} if raw_version else {}
+                if asset != f"units/{owner}":
+                    status, version = "not owned", None
+            elif step != "raw_text" and owner:
+                inputs = {f"units/{owner}": units_version} if units_version else {}
+            if version is None and status == "unchanged":
+                status = "not indexed"
+            events.append(StepEvent(asset, file.document_id, file.partition_key, status, version, code_version, inputs,
+                                    {"owner": owner} if owner else {}))
+    return events
+
+
+def input_pointers(instance: dg.DagsterInstance, events: list[StepEvent]) -> dict[tuple[dg.AssetKey, str], int]:
+    """The storage id of the latest materialization of each input of ``events`` (per asset and partition)."""
+    wanted: dict[dg.AssetKey, set[str]] = {}
+    for event in events:
+        for name in event.input_versions:
+            key = asset_key_for_step(name)
+            if key is not None:
+                wanted.setdefault(key, set()).add(event.partition_key)
+    pointers = {}
+    for key, partitions in wanted.items():
+        found = instance.get_latest_storage_id_by_partition(key, dg.DagsterEventType.ASSET_MATERIALIZATION,
+                                                            partitions)
+        pointers.update({(key, partition): storage_id for partition, storage_id in found.items()})
+    return pointers
+
+
+def to_materialization(event: StepEvent, pointers: dict[tuple[dg.AssetKey, str], int] | None = None,
+                       unit_keys: list[dg.AssetKey] | None = None) -> dg.AssetMaterialization:
+    """A Dagster materialization for a step event, with the provenance Dagster reads to tell what is stale.
+
+    For each input: its data version and a pointer to the materialization event it came from. Chunks and
+    coverage depend on every parser's units asset, but only the owner's has this partition: the others are
+    recorded as absent inputs ("NULL"), so the UI does not call them new dependencies."""
     key = asset_key_for_step(event.asset)
-    if key is None or event.status not in ("materialized", "rejected"):
-        return None
     tags = {}
     if event.data_version:
         tags["dagster/data_version"] = event.data_version
     if event.code_version:
         tags["dagster/code_version"] = event.code_version
-    for name, version in event.input_versions.items():
-        upstream = asset_key_for_step(name)
-        if upstream is not None:
-            tags[f"dagster/input_data_version/{upstream.to_user_string()}"] = version
+    inputs = {asset_key_for_step(name): version for name, version in event.input_versions.items()}
+    if event.asset.split("/")[0] in ("chunks", "coverage") and inputs:
+        inputs.update({unit_key: ABSENT for unit_key in unit_keys or () if unit_key not in inputs})
+    for upstream, version in inputs.items():
+        if upstream is None:
+            continue
+        tags[f"dagster/input_data_version/{upstream.to_user_string()}"] = version
+        pointer = (pointers or {}).get((upstream, event.partition_key))
+        tags[f"dagster/input_event_pointer/{upstream.to_user_string()}"] = ABSENT if pointer is None else str(pointer)
     return dg.AssetMaterialization(
         asset_key=key,
         partition=event.partition_key,

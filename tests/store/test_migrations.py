@@ -21,13 +21,18 @@ def _store_at(path, version: int) -> None:
     con.close()
 
 
-def test_version_3_store_gains_chunk_text_hashes_equal_to_what_writers_store(tmp_path) -> None:
-    path = tmp_path / "right_rag.duckdb"
+def _version_3_store_with_a_chunk(path, text: str, section_path: str) -> None:
+    """A store as right-rag-dagster 0.1 left it (schema 3: chunk rows without a text hash), holding one chunk."""
     _store_at(path, 3)
     con = duckdb.connect(str(path))
     con.execute("INSERT INTO chunks (chunker, chunk_id, document_id, unit_id, ordinal, fulltext, section_path) "
-                "VALUES ('default', 'c1', 'd.txt', 'u1', 0, 'Section 1. Scope', '[\"Part I\", \"Section 1\"]')")
+                "VALUES ('default', 'c1', 'd.txt', 'u1', 0, ?, ?)", [text, section_path])
     con.close()
+
+
+def test_version_3_store_gains_chunk_text_hashes_equal_to_what_writers_store(tmp_path) -> None:
+    path = tmp_path / "right_rag.duckdb"
+    _version_3_store_with_a_chunk(path, "Section 1. Scope", '["Part I", "Section 1"]')
     store = Store(path)
     store.ensure()
     with store.read() as con:
@@ -50,10 +55,6 @@ def test_building_a_search_index_migrates_an_older_store_first(tmp_path) -> None
     from right_rag_dagster.retrieval import build_search_index
 
     path = tmp_path / "right_rag.duckdb"
-    _store_at(path, 3)
-    con = duckdb.connect(str(path))
-    con.execute("INSERT INTO chunks (chunker, chunk_id, document_id, unit_id, ordinal, fulltext, section_path) "
-                "VALUES ('default', 'c1', 'd.txt', 'u1', 0, 'Quokkas are marsupials.', '[\"Fauna\"]')")
-    con.close()
+    _version_3_store_with_a_chunk(path, "Quokkas are marsupials.", '["Fauna"]')
     stats = build_search_index(Store(path), "default")
     assert stats["chunks_indexed"] == 1 and stats["terms"] >= 2

@@ -37,7 +37,6 @@ class Bm25Plan:
     remove: tuple[str, ...]
     insert: tuple[tuple[str, str, str, int], ...]  # chunk_id, text_hash, tokens kept for terms, token count
     full_rebuild: bool
-    total_chunks: int
     fingerprint: str = ""  # of the chunks this plan was made from (see build.chunks_fingerprint)
     stale_fingerprint: bool = False  # only the stored fingerprint is out of date (no indexed text changed)
 
@@ -66,7 +65,7 @@ def plan_bm25(pending: PendingChunks, con: Connection, fingerprint: str = "") ->
     insert = tuple(_terms_row(row) for row in stale)
     state = read_state(con, pending.chunker, "bm25")
     stale_fingerprint = state is not None and state.details.get("fingerprint") != fingerprint
-    return Bm25Plan(tables, remove, insert, full, pending.total, fingerprint, stale_fingerprint)
+    return Bm25Plan(tables, remove, insert, full, fingerprint, stale_fingerprint)
 
 
 def _terms_row(row: ChunkText) -> tuple[str, str, str, int]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -117,19 +117,16 @@ class Store:
         finally:
             con.close()
 
-    def checkpoint(self, prepare: Callable[[duckdb.DuckDBPyConnection], None] | None = None,
-                   min_wal_bytes: int = 0) -> None:
+    def checkpoint(self, min_wal_bytes: int = 0) -> None:
         """Fold the write-ahead log into the database file (end of an index run), so readers open it fast.
 
-        ``prepare`` runs first (e.g. loading the ``vss`` extension, without which a WAL holding an HNSW
-        index cannot be replayed). With ``min_wal_bytes``, a smaller log is left alone: replaying it costs
-        readers less than the checkpoint's rewrite of the file costs this run."""
+        With ``min_wal_bytes``, a smaller log is left alone: replaying it costs readers less than the
+        checkpoint's rewrite of the file costs this run. (A log holding HNSW changes never waits for this:
+        ``build_search_index`` checkpoints it on its own connection, with ``vss`` loaded.)"""
         if not self.path.exists() or self.wal_bytes() < max(min_wal_bytes, 1):
             return
         con = self._open(read_only=False)
         try:
-            if prepare is not None:
-                prepare(con)
             con.execute("CHECKPOINT")
         finally:
             con.close()

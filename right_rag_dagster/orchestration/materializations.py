@@ -12,8 +12,7 @@ import dagster as dg
 
 from ..pipeline.indexer import StepEvent
 from ..pipeline.scan import DocumentFile
-from ..store import Store
-from ..store.sql import execute
+from ..store import Store, content
 from .names import asset_key_for_step
 
 BACKFILL_TAG = "dagster/backfill"  # the tag Dagster puts on every run of a backfill
@@ -39,9 +38,8 @@ def confirmations(store: Store, files: list[DocumentFile], selected: list[dg.Ass
     stored versions, or "not owned" for the units of a parser that does not own the document. A backfill
     asked for these partitions; without a materialization, Dagster marks them failed."""
     with store.read() as con:
-        rows = execute(con, "SELECT step, document_id, data_version, owner FROM step_state "
-                            "WHERE list_contains(?::VARCHAR[], document_id)", [[f.document_id for f in files]]).fetchall()
-    state = {(step, document_id): (version, owner) for step, document_id, version, owner in rows}
+        stored = content.step_states(con, [f.document_id for f in files])
+    state = {key: (version, owner) for key, (_, version, owner) in stored.items()}
     events = []
     for file in files:
         raw_version = state.get(("raw_text", file.document_id), (None, None))[0]

@@ -91,8 +91,6 @@ def scan_and_plan(indexer: Indexer, store: Store, documents_dir: Path) -> tuple[
 def _plan(indexer: Indexer, con: duckdb.DuckDBPyConnection, files: Sequence[DocumentFile]) -> IndexPlan:
     done = dict(con.execute(f"SELECT document_id, cache_key FROM step_state WHERE step = '{DOCUMENT}'").fetchall())
     stored = dict(con.execute("SELECT document_id, partition_key FROM documents").fetchall())
-    refresh = con.execute(f"SELECT count(*) FROM step_state WHERE step = '{REFRESH}' AND document_id = '*' "
-                          "AND cache_key = 'pending'").fetchone()[0] > 0
     present = {f.document_id for f in files}
     new, changed, unchanged = [], [], []
     for file in files:
@@ -103,7 +101,7 @@ def _plan(indexer: Indexer, con: duckdb.DuckDBPyConnection, files: Sequence[Docu
         else:
             unchanged.append(file)
     removed = tuple(sorted((d, k) for d, k in stored.items() if d not in present))
-    return IndexPlan(tuple(new), tuple(changed), tuple(unchanged), removed, refresh)
+    return IndexPlan(tuple(new), tuple(changed), tuple(unchanged), removed, _refresh_pending(con))
 
 
 def process_documents(indexer: Indexer, store: Store, files: Sequence[DocumentFile], run_id: str,
@@ -122,7 +120,7 @@ def process_documents(indexer: Indexer, store: Store, files: Sequence[DocumentFi
         try:
             with store.write() as con:
                 writes = WriteBatch()
-                writes.load_states(con, [f.document_id for f in candidates])
+                writes.load_states(content.step_states(con, [f.document_id for f in candidates]))
                 started = time.monotonic()
                 for file in candidates:
                     if batch and time.monotonic() - started > BATCH_SECONDS:
@@ -191,5 +189,9 @@ def refresh_pending(store: Store) -> bool:
     if not store.exists():
         return False
     with store.read() as con:
-        state = content.get_step_state(con, REFRESH, "*")
+        return _refresh_pending(con)
+
+
+def _refresh_pending(con: duckdb.DuckDBPyConnection) -> bool:
+    state = content.get_step_state(con, REFRESH, "*")
     return state is not None and state[0] == "pending"

@@ -90,11 +90,9 @@ class WriteBatch:
     def append(self, table: str, rows: Iterable[Sequence[Any]]) -> None:
         self.rows[table].extend(rows)
 
-    def load_states(self, con: duckdb.DuckDBPyConnection, document_ids: Sequence[str]) -> None:
-        """Read the step state of a batch's documents in one query, before planning their work."""
-        rows = execute(con, "SELECT step, document_id, cache_key, data_version, owner FROM step_state "
-                       "WHERE list_contains(?::VARCHAR[], document_id)", [list(document_ids)]).fetchall()
-        self.loaded_states.update({(r[0], r[1]): (r[2], r[3], r[4]) for r in rows})
+    def load_states(self, states: dict[tuple[str, str], tuple[str, str | None, str | None]]) -> None:
+        """Start from the stored step state of a batch's documents (``content.step_states``)."""
+        self.loaded_states.update(states)
 
     def get_state(self, step: str, document_id: str) -> tuple[str, str | None, str | None] | None:
         """(cache_key, data_version, owner) as it will be after this batch's pending writes."""

@@ -169,6 +169,14 @@ def get_step_state(con: Connection, step: str, document_id: str) -> tuple[str, s
     return None if row is None else (row[0], row[1], row[2])
 
 
+def step_states(con: Connection, document_ids: Sequence[str]) -> dict[tuple[str, str],
+                                                                       tuple[str, str | None, str | None]]:
+    """(step, document id) -> (cache_key, data_version, owner) for every step of the documents, in one query."""
+    rows = execute(con, "SELECT step, document_id, cache_key, data_version, owner FROM step_state "
+                        "WHERE list_contains(?::VARCHAR[], document_id)", [list(document_ids)]).fetchall()
+    return {(step, document_id): (key, version, owner) for step, document_id, key, version, owner in rows}
+
+
 def set_step_state(con: Connection, step: str, document_id: str, cache_key: str, data_version: str | None,
                    owner: str | None = None) -> None:
     execute(con, "DELETE FROM step_state WHERE step = ? AND document_id = ?", [step, document_id])

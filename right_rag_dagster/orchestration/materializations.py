@@ -10,7 +10,7 @@ from typing import Any
 
 import dagster as dg
 
-from ..pipeline.indexer import StepEvent
+from ..pipeline.indexer import StepEvent, units_asset
 from ..pipeline.scan import DocumentFile
 from ..store import Store, content
 from .names import asset_key_for_step
@@ -52,10 +52,10 @@ def confirmations(store: Store, files: list[DocumentFile], selected: list[dg.Ass
             status, inputs = "unchanged", {}
             if step == "units":
                 inputs = {"raw_text": raw_version} if raw_version else {}
-                if asset != f"units/{owner}":
+                if asset != units_asset(owner):
                     status, version = "not owned", None
             elif step != "raw_text" and owner:
-                inputs = {f"units/{owner}": units_version} if units_version else {}
+                inputs = {units_asset(owner): units_version} if units_version else {}
             if version is None and status == "unchanged":
                 status = "not indexed"
             events.append(StepEvent(asset, file.document_id, file.partition_key, status, version, code_version, inputs,
@@ -79,8 +79,8 @@ def input_pointers(instance: dg.DagsterInstance, events: list[StepEvent]) -> dic
     return pointers
 
 
-def to_materialization(event: StepEvent, pointers: dict[tuple[dg.AssetKey, str], int] | None = None,
-                       unit_keys: list[dg.AssetKey] | None = None) -> dg.AssetMaterialization:
+def to_materialization(event: StepEvent, pointers: dict[tuple[dg.AssetKey, str], int],
+                       unit_keys: list[dg.AssetKey]) -> dg.AssetMaterialization:
     """A Dagster materialization for a step event, with the provenance Dagster reads to tell what is stale.
 
     For each input: its data version and a pointer to the materialization event it came from. Chunks and
@@ -94,12 +94,12 @@ def to_materialization(event: StepEvent, pointers: dict[tuple[dg.AssetKey, str],
         tags["dagster/code_version"] = event.code_version
     inputs = {asset_key_for_step(name): version for name, version in event.input_versions.items()}
     if event.asset.split("/")[0] in ("chunks", "coverage") and inputs:
-        inputs.update({unit_key: ABSENT for unit_key in unit_keys or () if unit_key not in inputs})
+        inputs.update({unit_key: ABSENT for unit_key in unit_keys if unit_key not in inputs})
     for upstream, version in inputs.items():
         if upstream is None:
             continue
         tags[f"dagster/input_data_version/{upstream.to_user_string()}"] = version
-        pointer = (pointers or {}).get((upstream, event.partition_key))
+        pointer = pointers.get((upstream, event.partition_key))
         tags[f"dagster/input_event_pointer/{upstream.to_user_string()}"] = ABSENT if pointer is None else str(pointer)
     return dg.AssetMaterialization(
         asset_key=key,

@@ -16,7 +16,7 @@ from typing import Any
 
 import dagster as dg
 
-from ...pipeline.indexer import COVERAGE_VERSION
+from ...pipeline.indexer import COVERAGE_VERSION, chunks_asset, units_asset
 from ...pipeline.runner import known_files, mark_refresh, process_documents
 from ...pipeline.scan import scan_documents
 from ...project import Project
@@ -71,8 +71,8 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
     chunk_keys = [chunks_key(c.name) for c in chunkers]
     chunker_names = [c.name for c in chunkers]
     steps = {RAW_TEXT_KEY: ("raw_text", "raw_text", loader.version),  # asset key -> (step, step asset, code version)
-             **{units_key(p.name): ("units", f"units/{p.name}", p.version) for p in parsers},
-             **{chunks_key(c.name): (f"chunks:{c.name}", f"chunks/{c.name}", c.version) for c in chunkers},
+             **{units_key(p.name): ("units", units_asset(p.name), p.version) for p in parsers},
+             **{chunks_key(c.name): (f"chunks:{c.name}", chunks_asset(c.name), c.version) for c in chunkers},
              COVERAGE_KEY: ("coverage", "coverage", COVERAGE_VERSION)}
     document_specs = [
         dg.AssetSpec(RAW_TEXT_KEY, group_name="documents", kinds={"duckdb", "python"}, code_version=loader.version,

@@ -35,3 +35,11 @@ class StoreError(RightRagError):
 
 class SchemaVersionError(StoreError):
     """The store was made by another version of right-rag: ``Store.ensure()`` migrates an older one."""
+
+
+class PluginFaultError(PluginError):
+    """A plugin failed on, or shared a claim to, more documents than a run allows: the run stopped."""
+
+
+class StoreMemoryError(StoreError):
+    """DuckDB ran out of its memory budget during a write (the runner retries with smaller batches)."""

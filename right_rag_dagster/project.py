@@ -12,13 +12,15 @@ from typing import Any
 from .core.registry import Registry, build_registry
 from .errors import ConfigError
 from .pipeline.config import PipelineConfig
+from .pipeline.limits import Limits
 
 CONFIG_FILE = "right_rag.toml"
 SECTION = "right-rag"
 _PATH_KEYS = {"documents_dir": "data/documents", "spec_dir": "spec", "output_dir": "output",
               "store_path": ".right-rag/right_rag.duckdb", "dagster_home": ".dagster",
               "questions_file": "eval/questions.jsonl"}
-_TABLES = {"pipeline", "checks", "retrieval"}
+_TABLES = {"pipeline", "checks", "retrieval", "limits"}
+_FLAGS = {"allow_outside_links": False}
 _PIPELINE_KEYS = {"document_loaders", "unit_parsers", "chunk_parsers", "unit_savers", "chunk_savers"}
 
 
@@ -37,6 +39,8 @@ class Project:
     min_coverage_percent: float = 90.0
     smoke_test: bool = False
     retrieval: dict[str, Any] = field(default_factory=dict)
+    limits: Limits = field(default_factory=lambda: Limits().resolved())
+    allow_outside_links: bool = False  # index files reached through symbolic links that leave documents_dir
 
     @classmethod
     def load(cls, root: str | Path | None = None) -> Project:
@@ -52,10 +56,13 @@ class Project:
             settings = payload.get(SECTION, {})
             if not isinstance(settings, dict):
                 raise ConfigError(f"{config_path} must contain a [{SECTION}] table")
-        unknown = set(settings) - set(_PATH_KEYS) - _TABLES
+        unknown = set(settings) - set(_PATH_KEYS) - _TABLES - set(_FLAGS)
         if unknown:
             raise ConfigError(f"unknown keys in {config_path}: {sorted(unknown)}; "
-                              f"known: {sorted(set(_PATH_KEYS) | _TABLES)}")
+                              f"known: {sorted(set(_PATH_KEYS) | _TABLES | set(_FLAGS))}")
+        for flag in _FLAGS:
+            if not isinstance(settings.get(flag, False), bool):
+                raise ConfigError(f"{flag} in {config_path} must be true or false")
         paths = {key: (base / str(settings.get(key, default))).resolve() for key, default in _PATH_KEYS.items()}
         pipeline = settings.get("pipeline", {})
         unknown = set(pipeline) - _PIPELINE_KEYS
@@ -78,6 +85,8 @@ class Project:
             min_coverage_percent=float(checks.get("min_coverage_percent", 90.0)),
             smoke_test=bool(checks.get("smoke_test", False)),
             retrieval=dict(settings.get("retrieval", {})),
+            limits=Limits.from_settings(dict(settings.get("limits", {})), str(config_path)),
+            allow_outside_links=bool(settings.get("allow_outside_links", False)),
             **paths,
         )
 

@@ -1,17 +1,26 @@
-"""``right-rag index``: run the asset graph in-process, incrementally (unchanged documents cost almost nothing)."""
+"""``right-rag index``: run the asset graph in-process, incrementally (unchanged documents cost almost nothing).
+
+Exit status: 0 when every document is indexed, 3 when some are rejected or stale (``--allow-rejections``
+makes that 0), 2 on errors (a spec file that does not import included), 75 when another index holds the
+project and ``--no-wait`` was given."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 from ..pipeline.indexer import Indexer
-from ..pipeline.runner import add_progress_listener, scan_and_plan
+from ..pipeline.runner import IndexPlan, add_progress_listener, record_plugin_errors, scan_and_plan
 from ..project import Project
 from ..retrieval.formats import outdated_indexes
 from ..retrieval.settings import RetrievalSettings
 from ..store import Store
+from ..store.lock import IndexLock
 from .progress import ProgressBar, format_table
+from .terminal import safe
+
+EXIT_OK, EXIT_ERROR, EXIT_REJECTED, EXIT_BUSY = 0, 2, 3, 75
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -19,8 +28,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "index", help="index the documents folder (incremental; runs the Dagster assets in-process)",
         description="Load, parse, chunk and index every new or changed document of the project, through the same "
                     "Dagster asset graph that `dagster dev` shows, without a server. Unchanged documents are skipped "
-                    "before Dagster starts.")
+                    "before Dagster starts. Exit status: 0 all indexed, 3 documents rejected or stale, 2 errors, "
+                    "75 another index is running (with --no-wait).")
     parser.add_argument("--quiet", action="store_true", help="print only the summary line")
+    parser.add_argument("--no-wait", action="store_true",
+                        help="exit at once (status 75) when another right-rag index is running on this project")
+    parser.add_argument("--allow-rejections", action="store_true",
+                        help="exit 0 even when documents were rejected or are stale")
     parser.set_defaults(handler=run)
 
 
@@ -28,42 +42,72 @@ def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     project = Project.load(args.project)
     store = Store(project.store_path)
+    lock = IndexLock(store.path)
+
+    def waiting(holder: dict) -> None:
+        who = f"pid {holder.get('pid', '?')}, started {holder.get('started', '?')}"
+        action = "not started (--no-wait)" if args.no_wait else "waiting for it to finish"
+        print(f"right-rag: another right-rag index ({who}) is indexing {project.root}; {action}", file=sys.stderr)
+
+    if not lock.acquire(wait=not args.no_wait, on_wait=waiting):
+        return EXIT_BUSY
+    try:
+        return _index(args, project, store, started)
+    finally:
+        lock.release()
+
+
+def _index(args: argparse.Namespace, project: Project, store: Store, started: float) -> int:
     if store.exists():
         store.ensure()  # apply pending migrations before anything reads the store
     indexer = Indexer(project)
+    plugin_errors = record_plugin_errors(indexer, store)
+    for error in plugin_errors:
+        print(f"right-rag: error: a spec plugin failed to import: {safe(error)}", file=sys.stderr)
     files, plan = scan_and_plan(indexer, store, project.documents_dir)
     dense = RetrievalSettings.from_dict(project.retrieval).embedder is not None
-    if plan.is_empty and not plan.refresh_pending and not outdated_indexes(
+    processed = 0
+    removed = 0
+    if not plan.is_empty or plan.refresh_pending or outdated_indexes(
             store, [c.name for c in indexer.plugins.chunkers], dense):
-        summary = _summary(store, plan, 0, time.monotonic() - started, 0)
-        print(summary if not args.quiet else summary.splitlines()[-1])
-        return 0
-    from ..orchestration.local import run_local  # Dagster is imported only when there is work to do
+        from ..orchestration.local import run_local  # Dagster is imported only when there is work to do
 
-    bar = ProgressBar(len(plan.todo))
-    add_progress_listener(bar.advance)
-    try:
-        result = run_local(project, plan, [f.partition_key for f in files], refresh=True)
-    finally:
-        bar.close()
-    summary = _summary(store, plan, len(plan.todo), time.monotonic() - started, result.removed)
+        bar = ProgressBar(len(plan.todo))
+        add_progress_listener(bar.advance)
+        try:
+            result = run_local(project, plan, [f.partition_key for f in files], refresh=True,
+                               notify=lambda message: print(f"right-rag: {safe(message)}", file=sys.stderr),
+                               debug=args.debug)
+        finally:
+            bar.close()
+        processed, removed = len(plan.todo), result.removed
+    summary, problems = _summary(store, plan, processed, time.monotonic() - started, removed)
     print(summary if not args.quiet else summary.splitlines()[-1])
-    return 0
+    if plugin_errors:
+        return EXIT_ERROR
+    return EXIT_REJECTED if problems and not args.allow_rejections else EXIT_OK
 
 
-def _summary(store: Store, plan, processed: int, seconds: float, removed: int) -> str:
+def _summary(store: Store, plan: IndexPlan, processed: int, seconds: float, removed: int) -> tuple[str, int]:
+    """The summary table and lines, and the number of documents rejected or stale."""
+    skipped = [f"  {safe(s.document_id)}: {s.reason}" for s in plan.skipped]
     if not store.exists():
-        return f"no documents indexed ({len(plan.unchanged)} unchanged) in {seconds:.1f}s"
+        lines = [f"no documents indexed ({len(plan.unchanged)} unchanged) in {seconds:.1f}s"]
+        return "\n".join([*(["skipped:", *skipped, ""] if skipped else []), *lines]), 0
     todo = {f.document_id for f in plan.todo}
     with store.read() as con:
-        rejected = dict(con.execute("SELECT document_id, status || ': ' || reason FROM rejections").fetchall())
+        rows = con.execute("SELECT document_id, status, reason, coalesce(stale, false) FROM rejections").fetchall()
         units = con.execute("SELECT count(*) FROM units WHERE active").fetchone()[0]
         chunk_rows = con.execute("SELECT chunker, count(*) FROM chunks GROUP BY chunker ORDER BY chunker").fetchall()
         coverage = con.execute("SELECT avg(coverage_percent), min(coverage_percent) FROM coverage").fetchone()
-    rows = [
-        ["documents indexed", len(todo - set(rejected))],
+    rejected = {doc: f"{status}: {reason}" for doc, status, reason, stale in rows if not stale}
+    stale = {doc: f"{status}: {reason}" for doc, status, reason, stale in rows if stale}
+    indexed = len(todo - set(rejected) - set(stale))
+    table = [
+        ["documents indexed", indexed],
         ["documents unchanged", len(plan.unchanged)],
         ["documents rejected", len(rejected)],
+        ["documents stale (last good version serves)", len(stale)],
         ["documents removed", removed],
         ["units", units],
         *[[f"chunks ({name})", count] for name, count in chunk_rows],
@@ -71,10 +115,18 @@ def _summary(store: Store, plan, processed: int, seconds: float, removed: int) -
         ["coverage min %", round(coverage[1] or 0.0, 2)],
         ["seconds", round(seconds, 2)],
     ]
-    lines = [format_table(["", "value"], rows)]
-    new_rejections = [f"  {doc}: {reason}" for doc, reason in sorted(rejected.items()) if doc in todo]
-    if new_rejections:
-        lines += ["", "rejected in this run:", *new_rejections]
-    lines += ["", f"indexed {len(todo - set(rejected))}, unchanged {len(plan.unchanged)}, rejected {len(rejected)}, "
+    lines = [format_table(["", "value"], table)]
+    for title, found in (("rejected in this run:", rejected), ("stale after this run (the last good version "
+                                                                "keeps serving):", stale)):
+        new = [f"  {safe(doc)}: {safe(reason)}" for doc, reason in sorted(found.items()) if doc in todo]
+        if new:
+            lines += ["", title, *new]
+    if skipped:
+        lines += ["", "skipped (not indexed):", *skipped]
+    if plan.outside:
+        lines += ["", "indexed through links that leave the documents folder (allow_outside_links = true):",
+                  *[f"  {safe(doc)}" for doc in plan.outside]]
+    stale_note = f", stale {len(stale)}" if stale else ""
+    lines += ["", f"indexed {indexed}, unchanged {len(plan.unchanged)}, rejected {len(rejected)}{stale_note}, "
                   f"removed {removed} in {seconds:.1f}s"]
-    return "\n".join(lines)
+    return "\n".join(lines), len(rejected) + len(stale)

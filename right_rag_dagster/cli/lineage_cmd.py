@@ -9,6 +9,7 @@ from ..errors import RightRagError
 from ..project import Project
 from ..store import Store
 from ..store.lineage import walk
+from .terminal import safe_text
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -29,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     if "document" not in result and "rejection" not in result:
         raise RightRagError(f"nothing with id {args.id!r} in {project.store_path}; use a chunk id (see "
                             "`right-rag query --json`), a unit id or a document path")
-    print(json.dumps(result, indent=2, ensure_ascii=False, default=str) if args.json else format_lineage(result))
+    print(json.dumps(result, indent=2, ensure_ascii=False, default=str) if args.json else safe_text(format_lineage(result)))
     return 0
 
 

@@ -20,7 +20,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("query", help="answer a question with citations",
                                    description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("question", help="the question, in quotes")
-    parser.add_argument("--k", type=int, default=None, help="chunks to retrieve (default: settings, else 5)")
+    parser.add_argument("--k", type=positive_int, default=None, help="chunks to retrieve (default: settings, else 5)")
     parser.add_argument("--retriever", default=None,
                         help="bm25, dense, hybrid or a spec/retrievers plugin (default: settings, else bm25)")
     parser.add_argument("--chunker", default=None, help="chunk parser whose index to search")
@@ -36,20 +36,51 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
 def run(args: argparse.Namespace) -> int:
     from ..project import Project
     from ..rag import query
     from ..retrieval.filters import parse_filters
+    from .terminal import safe_text
 
     project = Project.load(args.project)
+    warn_about_plugin_errors(project)
     answer = query(project, args.question, k=args.k, retriever=args.retriever, chunker=args.chunker,
                    flow=args.flow, filters=parse_filters(args.filters), generator=args.generator,
                    trace=args.trace or args.json, expand=args.expand or None)
     if args.json:
         print(json.dumps(answer.to_json(), indent=2, ensure_ascii=False))
     else:
-        print(format_answer(answer, show_trace=args.trace))
+        print(safe_text(format_answer(answer, show_trace=args.trace)))
     return 0
+
+
+def warn_about_plugin_errors(project) -> None:  # noqa: ANN001 (Project, imported lazily)
+    """Name the spec files the last index found broken: their documents are served as last indexed."""
+    import sys
+
+    from ..store import Store
+    from ..store.content import read_plugin_errors
+    from .terminal import safe
+
+    store = Store(project.store_path)
+    if not store.exists():
+        return
+    with store.read() as con:
+        errors = read_plugin_errors(con)
+    for _, file, message in errors:
+        print(f"right-rag: warning: {safe(file)} failed to import at the last index ({safe(message)}); the "
+              "documents its parsers owned are served as they were last indexed", file=sys.stderr)
 
 
 def format_answer(answer, show_trace: bool = False) -> str:  # noqa: ANN001 (rag.Answer, imported lazily)

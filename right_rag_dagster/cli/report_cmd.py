@@ -8,6 +8,7 @@ import json
 from ..pipeline.audit import build_audit_report
 from ..project import Project
 from ..store import Store
+from .terminal import safe_text
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -23,5 +24,5 @@ def run(args: argparse.Namespace) -> int:
     project = Project.load(args.project)
     with Store(project.store_path).read() as con:
         report = build_audit_report(con)
-    print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) if args.json else report.to_text())
+    print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) if args.json else safe_text(report.to_text()))
     return 0

@@ -25,28 +25,42 @@ class Rejection:
 
 @dataclass(frozen=True)
 class Route:
-    """The outcome of routing: the one parser that owns the document, or a rejection."""
+    """The outcome of routing: the one parser that owns the document, or a rejection.
+
+    ``accepted`` and ``raised`` name every parser that accepted the document or raised while deciding, so a
+    run can tell a plugin that claims or fails on most documents (see ``pipeline.faults``)."""
 
     parser: UnitParser | None
     rejection: Rejection | None = None
+    accepted: tuple[str, ...] = ()
+    raised: tuple[str, ...] = ()
 
 
 def route_document(document: Document, parsers: Sequence[UnitParser]) -> Route:
-    """Ask every parser; one acceptance wins, none is ``unsupported``, several ``ambiguous``, an error ``failed``."""
+    """Ask every parser; one acceptance wins, none is ``unsupported``, several ``ambiguous``, an error ``failed``.
+
+    Every parser is asked even after one raises, so the route names all that accepted or failed."""
     accepted: list[UnitParser] = []
+    errors: list[tuple[str, BaseException]] = []
     for parser in parsers:
         try:
             if parser.parser_can_handle_document(document):
                 accepted.append(parser)
         except Exception as exc:
-            reason = f"{parser.parser_name}.parser_can_handle_document raised {type(exc).__name__}: {exc}"
-            return Route(None, Rejection(document.id, FAILED, reason, (parser.parser_name,)))
+            errors.append((parser.parser_name, exc))
     names = tuple(p.parser_name for p in accepted)
+    raised = tuple(name for name, _ in errors)
+    if errors:
+        name, exc = errors[0]
+        reason = f"{name}.parser_can_handle_document raised {type(exc).__name__}: {exc}"
+        if len(errors) > 1:
+            reason += f" (and {len(errors) - 1} more parsers raised: {', '.join(raised[1:])})"
+        return Route(None, Rejection(document.id, FAILED, reason, raised), names, raised)
     if len(accepted) == 1:
-        return Route(accepted[0])
+        return Route(accepted[0], None, names)
     if not accepted:
         tried = ", ".join(p.parser_name for p in parsers) or "none registered"
         reason = f"no unit parser accepts this document (tried: {tried}); write a parser for its family in spec/unit_parsers/"
         return Route(None, Rejection(document.id, UNSUPPORTED, reason, tuple(p.parser_name for p in parsers)))
     reason = f"{len(accepted)} unit parsers accept this document ({', '.join(names)}); narrow their parser_can_handle_document"
-    return Route(None, Rejection(document.id, AMBIGUOUS, reason, names))
+    return Route(None, Rejection(document.id, AMBIGUOUS, reason, names), names)

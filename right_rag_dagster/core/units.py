@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterable, Iterator
 
 from ..errors import ParserOutputError
+from .hashing import canonical_json, stable_hash
 from .ids import unit_id_for_path
 from .model import Document, ParsedUnit, Unit
 
@@ -110,3 +111,12 @@ def own_span(unit: Unit) -> tuple[int | None, int | None]:
     child_starts = [s.source_start for s in unit.subunits if s.source_start is not None]
     end = min([unit.source_end, *child_starts]) if child_starts else unit.source_end
     return unit.source_start, max(unit.source_start, end)
+
+
+def units_fingerprint(units: Iterable[Unit]) -> str:
+    """Hash of what chunkers see (ids, text, spans, attributes), not of the history: the units' data version."""
+    return stable_hash([
+        [u.id, u.parent_id, u.topic, u.temporal_topic, u.fulltext, u.source_start, u.source_end,
+         canonical_json(u.attributes), canonical_json(u.metadata)]
+        for u in walk_units(units)
+    ])[:16]

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import dagster as dg
 
 from ..project import Project
@@ -14,10 +16,14 @@ from .defs.evaluation import build_evaluation_assets
 from .defs.jobs import index_documents_job, refresh_indexes_job
 from .resources import RightRagProject
 
+logger = logging.getLogger("right_rag_dagster")
+
 
 def build_definitions(project: Project | None = None) -> dg.Definitions:
     """Definitions for the project in ``project`` (default: RIGHT_RAG_PROJECT or the working directory)."""
     project = project or Project.load()
+    for error in project.registry.errors:  # also in the asset descriptions and the spec_plugins_import check
+        logger.error("right-rag: a spec plugin failed to import: %s", error)
     _, chunkers, _ = plugin_specs(project)
     document_assets = build_document_assets(project)
     evaluation_assets = build_evaluation_assets(project, [c.name for c in chunkers])
@@ -27,6 +33,9 @@ def build_definitions(project: Project | None = None) -> dg.Definitions:
         sensors=[documents_folder_sensor, refresh_indexes_after_documents],
         schedules=[rescan_documents_schedule],
         resources={"right_rag": RightRagProject(project_dir=str(project.root))},
+        # One step does all the work and parses in its own worker processes: a step subprocess would only add
+        # another start-up (imports, definitions) to every run.
+        executor=dg.in_process_executor,
     )
 
 

@@ -5,23 +5,42 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-DAGSTER_YAML = """\
-# Written by right-rag. Runs share one DuckDB file: the writing steps use the "right_rag_store" pool, limited to
-# one at a time (the store also retries on lock errors).
+MARKER = "# Written by right-rag."
+DAGSTER_YAML = f"""\
+{MARKER} Delete this line to keep your own edits (right-rag then leaves the file alone).
+# Runs share one DuckDB file: the writing steps use the "right_rag_store" pool, limited to one at a time (the
+# store also retries on lock errors).
 concurrency:
   pools:
     default_limit: 1
+# Queued runs start within a second (Dagster's default polls every 5 s): a saved file is searchable sooner.
+run_coordinator:
+  module: dagster.core.run_coordinator
+  class: QueuedRunCoordinator
+  config:
+    dequeue_interval_seconds: 1
+# A run whose process died (killed, out of memory) is marked failed and its pool slot freed, so later runs
+# never wait for it.
+run_monitoring:
+  enabled: true
+  start_timeout_seconds: 180
+  poll_interval_seconds: 30
+  free_slots_after_run_end_seconds: 30
 telemetry:
   enabled: false
 """
 
 
 def ensure_dagster_home(default: Path) -> Path:
-    """Use DAGSTER_HOME if set, else ``default`` (created with a dagster.yaml); returns the folder in use."""
+    """Use DAGSTER_HOME if set, else ``default`` (created with a dagster.yaml); returns the folder in use.
+
+    A dagster.yaml that right-rag wrote (it starts with ``MARKER``) is brought up to date; one the user wrote
+    is left alone."""
     home = Path(os.environ.get("DAGSTER_HOME") or default).resolve()
     home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"
-    if not config.exists():
+    current = config.read_text(encoding="utf-8") if config.exists() else None
+    if current is None or (current.startswith(MARKER) and current != DAGSTER_YAML):
         config.write_text(DAGSTER_YAML, encoding="utf-8")
     os.environ["DAGSTER_HOME"] = str(home)
     return home

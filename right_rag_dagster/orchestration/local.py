@@ -3,21 +3,26 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 
 import dagster as dg
 
-from ..pipeline.runner import IndexPlan, remove_documents
+from ..errors import RightRagError
+from ..pipeline.runner import IndexPlan
 from ..project import Project
-from ..store import Store
 from .definitions import build_definitions
+from .defs.documents import STORE_POOL
 from .home import ensure_dagster_home
 from .names import DOCUMENT_JOB, DOCUMENTS_PARTITIONS, REFRESH_JOB
+from .recovery import SOURCE_TAG, pool_holders, process_tags, recover_dead_runs
 
 SUBSET_PLANNED_EVENTS = "DAGSTER_EMIT_PARTITION_SUBSET_IN_PLANNED_EVENTS"
-QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
+"""The CLI prints its own summary and one line per error; Dagster's console log (tracebacks included) is for
+``--debug``. Everything is still in the run's event log, for the UI."""
+DEBUG_LOGS = {"loggers": {"console": {"config": {"log_level": "DEBUG"}}}}
 
 
 @dataclass(frozen=True)
@@ -47,13 +52,16 @@ def document_asset_keys(defs: dg.Definitions) -> list[dg.AssetKey]:
 
 
 def run_local(project: Project, plan: IndexPlan, all_keys: Sequence[str], refresh: bool,
-              instance: dg.DagsterInstance | None = None) -> LocalRunResult:
+              instance: dg.DagsterInstance | None = None, notify: Callable[[str], None] | None = None,
+              debug: bool = False) -> LocalRunResult:
     """Sync partitions and run the document job over the range covering the plan's work, which also refreshes
     the search indexes and the audit report (without ``refresh``, only the documents' assets); with no
     document to index but a refresh pending, run the refresh job.
 
     Without ``instance``, uses the project's DAGSTER_HOME (``.dagster/`` by default) and enters the instance
-    for the duration, so Dagster's per-instance context is this instance's and is released afterwards.
+    for the duration, so Dagster's per-instance context is this instance's and is released afterwards. Runs of
+    dead ``right-rag index`` processes are recovered first (see ``recovery``); ``notify`` is told what the run
+    waits for, if anything. A run that fails raises the error that failed it (a ``RightRagError`` as it is).
     """
     # One ASSET_MATERIALIZATION_PLANNED event per asset for the run's partition subset instead of one per
     # asset and partition: halves Dagster's bookkeeping for a batched run (measured in bench/index_scale.py).
@@ -62,34 +70,53 @@ def run_local(project: Project, plan: IndexPlan, all_keys: Sequence[str], refres
         if instance is None:
             ensure_dagster_home(project.dagster_home)
             instance = stack.enter_context(dg.DagsterInstance.get())
-        return _run(project, plan, all_keys, refresh, instance)
+        recovered = recover_dead_runs(instance)
+        if notify is not None and recovered.failed_runs:
+            notify(f"marked {len(recovered.failed_runs)} run(s) of dead right-rag index processes failed and freed "
+                   f"their slots: {', '.join(recovered.failed_runs)}")
+        if notify is not None:
+            for run in pool_holders(instance, STORE_POOL):
+                notify(f"waiting for run {run.run_id} ({run.job_name}, {run.status.value}) to release the store")
+        try:
+            return _run(project, plan, all_keys, refresh, instance, debug)
+        except dg.DagsterExecutionStepExecutionError as exc:
+            raise _cause(exc) from exc
+
+
+def _cause(exc: BaseException) -> BaseException:
+    """The user-facing error inside Dagster's step error: ours as it is, anything else wrapped with the run."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, RightRagError):
+            return cause
+        if not isinstance(cause, dg.DagsterError):
+            return RightRagError(f"the index run failed: {type(cause).__name__}: {cause} "
+                                 "(run again with --debug for the traceback)")
+        cause = cause.__cause__
+    return RightRagError(f"the index run failed: {exc}")
 
 
 def _run(project: Project, plan: IndexPlan, all_keys: Sequence[str], refresh: bool,
-         instance: dg.DagsterInstance) -> LocalRunResult:
-    store = Store(project.store_path)
+         instance: dg.DagsterInstance, debug: bool) -> LocalRunResult:
     defs = build_definitions(project)
     sync_partitions(instance, all_keys)
-    removed = 0
-    if plan.removed:
-        from ..pipeline.indexer import Indexer
-
-        removed = len(remove_documents(Indexer(project), store, plan.removed, run_id="right-rag-index"))
     document_run = refresh_run = None
+    run_config = DEBUG_LOGS if debug else QUIET_LOGS
+    tags = {SOURCE_TAG: "cli", **process_tags()}
     if plan.todo:
         order = {k: i for i, k in enumerate(instance.get_dynamic_partitions(DOCUMENTS_PARTITIONS.name))}
         keys = sorted((f.partition_key for f in plan.todo), key=order.__getitem__)
         job = defs.resolve_job_def(DOCUMENT_JOB)
         result = job.execute_in_process(
-            instance=instance, run_config=QUIET_LOGS,
+            instance=instance, run_config=run_config,
             asset_selection=None if refresh else document_asset_keys(defs),
             tags={"dagster/asset_partition_range_start": keys[0],
-                  "dagster/asset_partition_range_end": keys[-1], "right_rag/source": "cli"},
+                  "dagster/asset_partition_range_end": keys[-1], **tags},
         )
         document_run = result.run_id
         refresh_run = result.run_id if refresh else None
-    elif refresh:
-        result = defs.resolve_job_def(REFRESH_JOB).execute_in_process(
-            instance=instance, run_config=QUIET_LOGS, tags={"right_rag/source": "cli"})
+    elif refresh or plan.removed:  # the run removes the deleted files' rows, then refreshes
+        result = defs.resolve_job_def(REFRESH_JOB).execute_in_process(instance=instance, run_config=run_config,
+                                                                      tags=tags)
         refresh_run = result.run_id
-    return LocalRunResult(document_run, refresh_run, removed)
+    return LocalRunResult(document_run, refresh_run, len(plan.removed))

@@ -21,7 +21,7 @@ def pipeline(config: PipelineConfig | None = None, project_dir: str | Path | Non
     from ..project import Project
     from ..store import Store
     from .indexer import Indexer
-    from .runner import process_documents, remove_documents, scan_and_plan
+    from .runner import process_documents, remove_gone, scan_and_plan
 
     project = Project.load(project_dir)
     if config is not None:
@@ -35,11 +35,11 @@ def pipeline(config: PipelineConfig | None = None, project_dir: str | Path | Non
         )
     store = Store(project.store_path)
     indexer = Indexer(project)
-    _, plan = scan_and_plan(indexer, store, project.documents_dir)
+    files, plan = scan_and_plan(indexer, store, project.documents_dir)
     run_id = f"pipeline-{uuid.uuid4()}"
     counts: Counter[str] = Counter()
     for events in process_documents(indexer, store, plan.todo, run_id):
         counts.update(f"{e.asset.split('/')[0]}:{e.status}" for e in events)
-    counts["removed"] = len(remove_documents(indexer, store, plan.removed, run_id))
+    counts["removed"] = len(remove_gone(indexer, store, files, run_id))
     counts["unchanged"] = len(plan.unchanged)
     return dict(counts)

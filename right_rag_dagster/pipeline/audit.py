@@ -17,19 +17,23 @@ class AuditReport:
 
     documents_total: int
     documents_by_parser: dict[str, int]
-    rejected: list[dict[str, str]]
+    rejected: list[dict[str, str]]  # documents not indexed, with the reason
     units_by_type: dict[str, int]
     chunks_by_type: dict[str, dict[str, int]]
     coverage: list[dict[str, Any]]
     fallback_parser_used: bool
     units_without_span: int
     default_parser_documents: list[str] = field(default_factory=list)
+    stale: list[dict[str, str]] = field(default_factory=list)  # new version failed; the last good one serves
+    plugin_errors: list[dict[str, str]] = field(default_factory=list)  # spec files that failed to import
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "documents_total": self.documents_total,
             "documents_by_parser": self.documents_by_parser,
             "rejected": self.rejected,
+            "stale": self.stale,
+            "plugin_errors": self.plugin_errors,
             "units_by_type": self.units_by_type,
             "chunks_by_type": self.chunks_by_type,
             "coverage": self.coverage,
@@ -39,10 +43,17 @@ class AuditReport:
         }
 
     def to_text(self) -> str:
-        lines = ["Parser coverage report", "", "documents handled by each parser:"]
+        lines = ["Parser coverage report", ""]
+        if self.plugin_errors:
+            lines += ["spec files that failed to import (their documents keep their last good version):"]
+            lines += [f"  {e['file']}: {e['message']}" for e in self.plugin_errors] + [""]
+        lines += ["documents handled by each parser:"]
         lines += [f"  {name}: {count}" for name, count in self.documents_by_parser.items()] or ["  (none)"]
         lines += ["", "documents rejected with reason:"]
         lines += [f"  {r['document_id']}: [{r['status']}] {r['reason']}" for r in self.rejected] or ["  (none)"]
+        if self.stale:
+            lines += ["", "documents whose last good version serves (their new version failed):"]
+            lines += [f"  {r['document_id']}: [{r['status']} at {r['stage']}] {r['reason']}" for r in self.stale]
         lines += ["", "unit counts by type:"]
         lines += [f"  {name}: {count}" for name, count in self.units_by_type.items()] or ["  (none)"]
         for chunker, counts in self.chunks_by_type.items():
@@ -60,7 +71,15 @@ class AuditReport:
         return "\n".join(lines)
 
     def to_markdown(self) -> str:
-        out = ["| parser | documents |", "|---|---|"]
+        out = []
+        if self.plugin_errors:
+            out += ["| spec file that failed to import | error |", "|---|---|"]
+            out += [f"| {e['file']} | {e['message'].replace('|', '/')} |" for e in self.plugin_errors] + [""]
+        if self.stale:
+            out += ["| stale document (last good version serves) | stage | reason |", "|---|---|---|"]
+            out += [f"| {r['document_id']} | {r['stage']} | {r['reason'].replace('|', '/')} |" for r in self.stale]
+            out += [""]
+        out += ["| parser | documents |", "|---|---|"]
         out += [f"| {n} | {c} |" for n, c in self.documents_by_parser.items()]
         out += ["", "| rejected document | status | reason |", "|---|---|---|"]
         out += [f"| {r['document_id']} | {r['status']} | {r['reason'].replace('|', '/')} |" for r in self.rejected]
@@ -94,8 +113,13 @@ def build_audit_report(con: duckdb.DuckDBPyConnection) -> AuditReport:
     total = con.execute("SELECT count(*) FROM documents").fetchone()[0]
     by_parser = dict(con.execute(
         "SELECT parser, count(DISTINCT document_id) FROM units WHERE active GROUP BY parser ORDER BY parser").fetchall())
-    rejected = [dict(zip(("document_id", "stage", "status", "reason"), r)) for r in con.execute(
-        "SELECT document_id, stage, status, reason FROM rejections ORDER BY document_id").fetchall()]
+    rejections = [dict(zip(("document_id", "stage", "status", "reason", "stale"), r)) for r in con.execute(
+        "SELECT document_id, stage, status, reason, coalesce(stale, false) FROM rejections ORDER BY document_id"
+    ).fetchall()]
+    rejected = [{k: v for k, v in r.items() if k != "stale"} for r in rejections if not r["stale"]]
+    stale = [{k: v for k, v in r.items() if k != "stale"} for r in rejections if r["stale"]]
+    plugin_errors = [dict(zip(("kind", "file", "message"), r)) for r in con.execute(
+        "SELECT kind, file, message FROM plugin_errors ORDER BY file").fetchall()]
     units_by_type = dict(con.execute(
         "SELECT coalesce(unit_type, 'untyped') t, count(*) FROM units WHERE active GROUP BY t ORDER BY t").fetchall())
     chunks: dict[str, dict[str, int]] = {}
@@ -117,4 +141,4 @@ def build_audit_report(con: duckdb.DuckDBPyConnection) -> AuditReport:
     default_chunks = con.execute("SELECT count(*) FROM chunks WHERE chunker = 'default'").fetchone()[0]
     no_span = con.execute("SELECT count(*) FROM units WHERE active AND source_start IS NULL").fetchone()[0]
     return AuditReport(total, by_parser, rejected, units_by_type, chunks, coverage,
-                       bool(default_docs or default_chunks), no_span, default_docs)
+                       bool(default_docs or default_chunks), no_span, default_docs, stale, plugin_errors)

@@ -1,14 +1,18 @@
-"""Incremental indexing of one document at a time: raw text -> units -> chunks -> coverage, into the store.
+"""Incremental indexing, in two halves around the workers: plan each document's job from what the store holds,
+and apply each outcome to the store.
 
 Each step compares an explicit cache key (input version + step + plugin version) with the one stored in
-``step_state`` and does nothing when they match. A document's rows are written in the caller's transaction
-and its "done" marker last, so a failure mid-way leaves the previous state intact. The result is a list of
-``StepEvent`` that the Dagster assets turn into materializations and the CLI into a summary.
+``step_state`` and does nothing when they match. A document's version is replaced only by a complete new
+version: when loading, routing, parsing, chunking or validation fails, or a worker is stopped, the last good
+version keeps serving and the document is reported *stale* with the reason. Only a removed file removes data.
+The result is a list of ``StepEvent`` that the Dagster assets turn into materializations and the CLI into a
+summary.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,22 +21,34 @@ import duckdb
 from ..core.changes import merge_unit_changes
 from ..core.hashing import stable_hash
 from ..core.model import Chunk, Document, Unit
-from ..core.routing import Rejection, route_document
 from ..core.units import unit_paths, walk_units
-from ..errors import ParserOutputError
 from ..project import Project
 from ..store import content, lineage
 from ..store.batch import WriteBatch
 from ..store.db import utcnow
-from .plugins import PluginSet, Selected
+from .plugins import PluginSet
 from .scan import DocumentFile
-from .steps import chunk_units, document_coverage, load_document, parse_with, units_by_type
+from .steps import units_by_type
+from .work import (
+    COVERAGE,
+    COVERAGE_VERSION,
+    RAW_TEXT,
+    UNITS,
+    DocumentJob,
+    DocumentOutcome,
+    chunks_step,
+    failed,
+    needs_units,
+    raw_key,
+    units_key,
+)
 
-RAW_TEXT = "raw_text"
-COVERAGE = "coverage"
-COVERAGE_VERSION = "1"
-"""The coverage step's code version (it has no plugin): change it with how coverage is measured."""
 DOCUMENT = "document"
+STALE = "stale"  # this version failed; the last good one keeps serving
+WARNING = "warning"  # indexed, but something after the commit (a saver) failed
+
+__all__ = ["COVERAGE", "COVERAGE_VERSION", "DOCUMENT", "RAW_TEXT", "STALE", "WARNING", "Indexer", "StepEvent",
+           "chunks_asset", "units_asset"]
 
 
 def units_asset(parser: str) -> str:
@@ -45,7 +61,7 @@ def chunks_asset(chunker: str) -> str:
 
 @dataclass(frozen=True)
 class StepEvent:
-    """What one step did for one document: materialized, rejected or removed, with versions and metadata."""
+    """What one step did for one document: materialized, rejected, stale or removed, with versions and metadata."""
 
     asset: str
     document_id: str
@@ -58,41 +74,92 @@ class StepEvent:
 
 
 class Indexer:
-    """Plans the pipeline steps of documents into a ``WriteBatch``, reading the store through ``con``."""
+    """Plans documents' jobs from the store and applies their outcomes into a ``WriteBatch``."""
 
     def __init__(self, project: Project, plugins: PluginSet | None = None) -> None:
         self.project = project
         self.plugins = plugins or PluginSet.for_project(project)
+        self.limits = project.limits
 
     def document_done_key(self, file: DocumentFile) -> str:
         return stable_hash([file.content_hash, self.plugins.fingerprint])[:16]
 
-    def is_current(self, batch: WriteBatch, file: DocumentFile) -> bool:
-        state = batch.get_state(DOCUMENT, file.document_id)
-        return state is not None and state[0] == self.document_done_key(file)
+    def plugin_errors(self, kind: str = "unit_parsers") -> list[str]:
+        """Spec files of ``kind`` that failed to import, with the exception: documents they owned are held."""
+        return [str(error) for error in self.project.registry.errors if error.kind == kind]
 
-    def process(self, con: duckdb.DuckDBPyConnection, batch: WriteBatch, file: DocumentFile,
-                run_id: str) -> list[StepEvent]:
-        """Plan the work that brings one document up to date; returns the events of the steps that did work.
+    # -- planning (read-only) --------------------------------------------------------------------------------
 
-        ``batch`` must hold the document's step state (``WriteBatch.load_states``); nothing is written until
-        the caller flushes the batch, and the document's "done" marker is the last thing planned.
-        """
-        if self.is_current(batch, file):
-            return []
+    def plan(self, con: duckdb.DuckDBPyConnection, files: Sequence[DocumentFile]
+             ) -> list[tuple[DocumentJob, DocumentOutcome | None]]:
+        """A job per document that is not current, with its outcome already when it must not reach a worker
+        (over the size limit, or owned by a parser whose file no longer imports)."""
+        states = content.step_states(con, [f.document_id for f in files])
+        by_document: dict[str, dict[str, tuple[str, str | None, str | None]]] = {}
+        for (step, document_id), state in states.items():
+            by_document.setdefault(document_id, {})[step] = state
+        planned: list[tuple[DocumentJob, DocumentOutcome | None]] = []
+        raw_current: list[str] = []
+        for file in files:
+            stored = by_document.get(file.document_id, {})
+            done = stored.get(DOCUMENT)
+            if done is not None and done[0] == self.document_done_key(file):
+                continue
+            job = DocumentJob(file, stored)
+            held = self._held(job)
+            if held is not None:
+                planned.append((job, held))
+                continue
+            if file.size > self.limits.file_mb * 2**20:
+                planned.append((job, failed(file, "size", "rejected",
+                                            f"file is {file.size / 2**20:.1f} MB, over the limit of "
+                                            f"{self.limits.file_mb:g} MB (raise [right-rag.limits] file_mb in "
+                                            "right_rag.toml to index it)")))
+                continue
+            raw = stored.get(RAW_TEXT)
+            if raw is not None and raw[0] == raw_key(file, self.plugins) and raw[1]:
+                raw_current.append(file.document_id)
+            planned.append((job, None))
+        documents = content.read_documents(con, raw_current) if raw_current else {}
+        return [(self._with_stored(con, job, documents), None) if outcome is None else (job, outcome)
+                for job, outcome in planned]
+
+    def _held(self, job: DocumentJob) -> DocumentOutcome | None:
+        """The outcome of a document whose owner parser is gone because its spec file failed to import: it is
+        kept as it is (stale), never re-routed to the parsers that happen to be left."""
+        owner = job.states.get(UNITS, (None, None, None))[2]
+        errors = self.plugin_errors()
+        if owner is None or not errors or owner in {s.name for s in self.plugins.unit_parsers}:
+            return None
+        return failed(job.file, "hold", "failed", f"its unit parser {owner!r} is not available: "
+                                                  f"{'; '.join(errors)}", (owner,))
+
+    def _with_stored(self, con: duckdb.DuckDBPyConnection, job: DocumentJob,
+                     documents: dict[str, Document]) -> DocumentJob:
+        """Attach the stored text when it is current, and the stored units when they may be reused."""
+        document = documents.get(job.file.document_id)
+        if document is None:
+            return job
+        units = None
+        raw_version = job.states[RAW_TEXT][1]
+        stored = job.states.get(UNITS)
+        if stored is not None and raw_version and stored[1] and stored[2]:
+            owner = next((s for s in self.plugins.unit_parsers if s.name == stored[2]), None)
+            if (owner is not None and stored[0] == units_key(raw_version, owner)
+                    and needs_units(job.states, stored[1], len(document.text), self.plugins)):
+                units = tuple(content.read_units(con, document.id, active_only=True))
+        return DocumentJob(job.file, job.states, document, units)
+
+    # -- applying (inside the caller's write transaction) ----------------------------------------------------
+
+    def apply(self, con: duckdb.DuckDBPyConnection, batch: WriteBatch, job: DocumentJob,
+              outcome: DocumentOutcome, run_id: str) -> list[StepEvent]:
+        """Plan the writes of one document's outcome into ``batch``; its "done" marker is planned last."""
         started = utcnow()
-        events: list[StepEvent] = []
-        batch.clear_rejection(file.document_id, ["index"])  # an earlier run's crash on this document
-        step = _Steps(self, con, batch, file, events)
-        document, raw_version = step.raw_text()
-        if document is not None and raw_version is not None:
-            owner = step.route(document)
-            if owner is not None:
-                units, units_version = step.units(document, owner, raw_version)
-                if units_version is not None:
-                    for chunker in self.plugins.chunkers:
-                        units = step.chunks(document, owner, units, units_version, chunker)
-                    step.coverage(document, owner, units, units_version)
+        file = job.file
+        batch.replace_rows("files", file.document_id, [content.file_row(file)])
+        steps = _Applied(self, con, batch, job, outcome)
+        events = steps.failure() if outcome.failure is not None else steps.success()
         batch.append("materializations", lineage.event_rows(events, run_id, started))
         batch.set_state(DOCUMENT, file.document_id,
                         content.state_row(DOCUMENT, file.document_id, self.document_done_key(file), None))
@@ -108,152 +175,117 @@ class Indexer:
         return event
 
 
-class _Steps:
-    """The steps of one document, sharing its connection, batch and event list."""
+class _Applied:
+    """The writes and events of one outcome, sharing its connection, batch and job."""
 
-    def __init__(self, indexer: Indexer, con: duckdb.DuckDBPyConnection, batch: WriteBatch, file: DocumentFile,
-                 events: list[StepEvent]) -> None:
-        self.plugins = indexer.plugins
-        self.output_dir = indexer.project.output_dir
-        self.con, self.batch, self.file, self.events = con, batch, file, events
-        self.document_id = file.document_id
+    def __init__(self, indexer: Indexer, con: duckdb.DuckDBPyConnection, batch: WriteBatch, job: DocumentJob,
+                 outcome: DocumentOutcome) -> None:
+        self.plugins, self.output_dir = indexer.plugins, indexer.project.output_dir
+        self.con, self.batch, self.job, self.outcome = con, batch, job, outcome
+        self.file = job.file
+        self.document_id = job.file.document_id
+        self.events: list[StepEvent] = []
 
     def emit(self, asset: str, status: str, data_version: str | None = None, code_version: str | None = None,
              inputs: dict[str, str] | None = None, metadata: dict[str, Any] | None = None) -> None:
         self.events.append(StepEvent(asset, self.document_id, self.file.partition_key, status, data_version,
                                      code_version, inputs or {}, metadata or {}))
 
-    def state(self, step: str) -> tuple[str, str | None, str | None] | None:
-        return self.batch.get_state(step, self.document_id)
-
     def set_state(self, step: str, key: str, version: str | None, owner: str | None = None) -> None:
         self.batch.set_state(step, self.document_id, content.state_row(step, self.document_id, key, version, owner))
 
-    def raw_text(self) -> tuple[Document | None, str | None]:
-        file = self.file
-        loader_versions = [(s.name, s.version) for s in self.plugins.loaders]
-        key = stable_hash([RAW_TEXT, file.content_hash, loader_versions])[:16]
-        known = self.state(RAW_TEXT)
-        if known and known[0] == key:
-            return content.read_document(self.con, self.document_id), known[1]
-        outcome = load_document(file.path, self.document_id, [s.plugin for s in self.plugins.loaders])
-        loader = self.plugins.loader(outcome.loader) if outcome.loader else None
-        loader_version = loader.version if loader else None
-        version = stable_hash([file.content_hash, loader_version])[:16]
-        self.batch.replace_rows("documents", self.document_id, [content.document_row(
-            outcome.document, document_id=self.document_id, partition_key=file.partition_key, path=str(file.path),
-            content_hash=file.content_hash, size_bytes=file.size, mtime=file.mtime, loader=outcome.loader,
-            loader_version=loader_version, data_version=version)])
-        self.set_state(RAW_TEXT, key, version)
-        metadata: dict[str, Any] = {"path": str(file.path), "document_id": self.document_id,
-                                    "size_bytes": file.size, "content_hash": file.content_hash,
-                                    "loader": outcome.loader or "none"}
-        if outcome.rejection is not None:
-            self.reject(outcome.rejection, "load")
-            self.emit(RAW_TEXT, "rejected", version, loader_version,
-                      metadata={**metadata, "status": "rejected", "reason": outcome.rejection.reason})
-            return None, None
-        document = outcome.document
+    def success(self) -> list[StepEvent]:
+        outcome = self.outcome
+        assert outcome.raw is not None and outcome.units is not None
+        document = outcome.document if outcome.document is not None else self.job.document
         assert document is not None
-        self.batch.clear_rejection(self.document_id, ["load"])
-        self.emit(RAW_TEXT, "materialized", version, loader_version,
-                  metadata={**metadata, "status": "loaded", "characters": len(document.text),
-                            "pages": document.page_count})
-        return document, version
+        if outcome.raw.fresh:
+            self.raw_text(document)
+        units = list(outcome.units.units)
+        result = outcome.units
+        if result.fresh:
+            previous = content.read_units(self.con, self.document_id) if self.job.had_content else []
+            merged = merge_unit_changes(previous, units)
+            previous_ids = {u.id for u in walk_units(previous)}
+            fresh_ids = {u.id for u in walk_units(merged) if u.id not in previous_ids}
+            self.batch.replace_rows("units", self.document_id,
+                                    content.unit_rows(document, merged, result.owner, result.owner_version, fresh_ids))
+            for saver in self.plugins.unit_savers:
+                self.batch.after_commit(saver.name, self.document_id, saver.plugin.save_units,
+                                        self.document_id, merged, self.output_dir)
+            self.set_state(UNITS, result.key, result.version, owner=result.owner)
+            self.emit(units_asset(result.owner), "materialized", result.version, result.owner_version,
+                      {RAW_TEXT: outcome.raw.version}, _units_metadata(document, units))
+        for chunk_set in outcome.chunks:
+            chunks = list(chunk_set.chunks)
+            self.batch.replace_chunks(self.document_id, chunk_set.chunker, content.chunk_rows(
+                document, units, chunk_set.chunker, chunk_set.chunker_version, chunks))
+            for saver in self.plugins.chunk_savers:
+                self.batch.after_commit(saver.name, self.document_id, saver.plugin.save_chunks,
+                                        self.document_id, chunk_set.chunker, chunks, self.output_dir)
+            self.set_state(chunks_step(chunk_set.chunker), chunk_set.key, chunk_set.version)
+            self.emit(chunks_asset(chunk_set.chunker), "materialized", chunk_set.version, chunk_set.chunker_version,
+                      {units_asset(result.owner): result.version}, _chunks_metadata(chunks))
+        if outcome.coverage is not None:
+            coverage = outcome.coverage
+            self.batch.replace_rows("coverage", self.document_id, [content.coverage_row(
+                self.document_id, result.owner, result.owner_version, coverage.coverage, coverage.by_type)])
+            self.set_state(COVERAGE, coverage.key, coverage.key)
+            c = coverage.coverage
+            self.emit(COVERAGE, "materialized", coverage.key, COVERAGE_VERSION, {units_asset(result.owner): result.version},
+                      {"parser": result.owner, "coverage_percent": c.coverage_percent, "covered_chars": c.covered_chars,
+                       "uncovered_chars": c.uncovered_chars, "units_total": c.units_total,
+                       "units_with_source_span": c.units_with_source_span, "units_by_type": coverage.by_type})
+        self.batch.clear_rejection(self.document_id)
+        return self.events
 
-    def route(self, document: Document) -> Selected | None:
-        route = route_document(document, [s.plugin for s in self.plugins.unit_parsers])
-        if route.parser is None:
-            assert route.rejection is not None
-            self.reject(route.rejection, "route")
-            self.emit(DOCUMENT, route.rejection.status, metadata={
-                "reason": route.rejection.reason, "parsers": list(route.rejection.parser_names)})
-            return None
-        return self.plugins.unit_parser(route.parser.parser_name)
+    def raw_text(self, document: Document | None) -> None:
+        """The ``documents`` row of the version just loaded (or of a file that failed to load)."""
+        raw, file = self.outcome.raw, self.file
+        assert raw is not None
+        self.batch.replace_rows("documents", self.document_id, [content.document_row(
+            document, document_id=self.document_id, partition_key=file.partition_key, path=str(file.path),
+            content_hash=file.content_hash, size_bytes=file.size, mtime=file.mtime, loader=raw.loader,
+            loader_version=raw.loader_version, data_version=raw.version)])
+        self.set_state(RAW_TEXT, raw.key, raw.version)
+        metadata: dict[str, Any] = {"path": str(file.path), "document_id": self.document_id, "size_bytes": file.size,
+                                    "content_hash": file.content_hash, "loader": raw.loader or "none"}
+        if document is None:
+            assert self.outcome.failure is not None
+            self.emit(RAW_TEXT, "rejected", raw.version, raw.loader_version,
+                      metadata={**metadata, "status": "rejected", "reason": self.outcome.failure.rejection.reason})
+        else:
+            self.emit(RAW_TEXT, "materialized", raw.version, raw.loader_version,
+                      metadata={**metadata, "status": "loaded", "characters": len(document.text),
+                                "pages": document.page_count})
 
-    def units(self, document: Document, owner: Selected,
-              raw_version: str) -> tuple[list[Unit] | None, str | None]:
-        key = stable_hash(["units", raw_version, owner.name, owner.version])[:16]
-        known = self.state("units")
-        if known and known[0] == key and known[2] == owner.name:
-            return None, known[1]  # unchanged; units are read lazily if a chunker needs them
-        outcome = parse_with(document, owner.plugin)
-        if outcome.rejection is not None:
-            self.reject(outcome.rejection, "parse")
-            self.emit(units_asset(owner.name), "rejected", code_version=owner.version,
-                      metadata={"reason": outcome.rejection.reason})
-            return None, None
-        previous = content.read_units(self.con, document.id) if known else []
-        merged = merge_unit_changes(previous, outcome.units)
-        previous_ids = {u.id for u in walk_units(previous)}
-        fresh = {u.id for u in walk_units(merged) if u.id not in previous_ids}
-        self.batch.replace_rows("units", document.id,
-                                content.unit_rows(document, merged, owner.name, owner.version, fresh))
-        self.batch.clear_rejection(document.id, ["route", "parse", "chunk"])
-        for saver in self.plugins.unit_savers:
-            saver.plugin.save_units(document.id, merged, self.output_dir)
-        version = content.units_fingerprint(outcome.units)
-        self.set_state("units", key, version, owner=owner.name)
-        self.emit(units_asset(owner.name), "materialized", version, owner.version, {RAW_TEXT: raw_version},
-                  _units_metadata(document, outcome.units))
-        return outcome.units, version
-
-    def active_units(self, units: list[Unit] | None) -> list[Unit]:
-        return units if units is not None else content.read_units(self.con, self.document_id, active_only=True)
-
-    def chunks(self, document: Document, owner: Selected, units: list[Unit] | None, units_version: str,
-               chunker: Selected) -> list[Unit] | None:
-        """Re-chunk when the units or the chunker changed; returns the units if it had to read them."""
-        step = f"chunks:{chunker.name}"
-        key = stable_hash([step, units_version, chunker.version])[:16]
-        known = self.state(step)
-        if known and known[0] == key:
-            return units
-        units = self.active_units(units)
-        try:
-            chunks = chunk_units(document, units, chunker.plugin)
-        except ParserOutputError as exc:
-            self.batch.set_rejection(document.id, content.rejection_row(
-                Rejection(document.id, "failed", str(exc), (chunker.name,)), "chunk"))
-            self.batch.replace_chunks(document.id, chunker.name, [])
-            self.batch.set_state(step, document.id, None)
-            self.emit(chunks_asset(chunker.name), "rejected", code_version=chunker.version,
-                      metadata={"reason": str(exc)})
-            return units
-        self.batch.replace_chunks(document.id, chunker.name,
-                                  content.chunk_rows(document, units, chunker.name, chunker.version, chunks))
-        for saver in self.plugins.chunk_savers:
-            saver.plugin.save_chunks(document.id, chunker.name, chunks, self.output_dir)
-        version = stable_hash([[c.id, c.fulltext, c.source_start, c.source_end] for c in chunks])[:16]
-        self.set_state(step, key, version)
-        self.emit(chunks_asset(chunker.name), "materialized", version, chunker.version,
-                  {units_asset(owner.name): units_version}, _chunks_metadata(chunks))
-        return units
-
-    def coverage(self, document: Document, owner: Selected, units: list[Unit] | None, units_version: str) -> None:
-        key = stable_hash([COVERAGE, units_version, len(document.text)])[:16]
-        known = self.state(COVERAGE)
-        if known and known[0] == key:
-            return
-        units = self.active_units(units)
-        coverage = document_coverage(document, units)
-        by_type = units_by_type(units)
-        self.batch.replace_rows("coverage", document.id,
-                                [content.coverage_row(document.id, owner.name, owner.version, coverage, by_type)])
-        self.set_state(COVERAGE, key, key)
-        self.emit(COVERAGE, "materialized", key, COVERAGE_VERSION, {units_asset(owner.name): units_version}, {
-            "parser": owner.name, "coverage_percent": coverage.coverage_percent,
-            "covered_chars": coverage.covered_chars, "uncovered_chars": coverage.uncovered_chars,
-            "units_total": coverage.units_total, "units_with_source_span": coverage.units_with_source_span,
-            "units_by_type": by_type})
-
-    def reject(self, rejection: Rejection, stage: str) -> None:
-        """Record a rejection and remove what the document had downstream, so nothing stale stays searchable."""
-        self.batch.set_rejection(rejection.document_id, content.rejection_row(rejection, stage))
-        for table in ("units", "chunks", "coverage"):
-            self.batch.delete_rows(table, rejection.document_id)
-        for step in ("units", COVERAGE, *(f"chunks:{c.name}" for c in self.plugins.chunkers)):
-            self.batch.set_state(step, rejection.document_id, None)
+    def failure(self) -> list[StepEvent]:
+        """A failed version: the last good one keeps serving (stale); a document never indexed is rejected."""
+        failure = self.outcome.failure
+        assert failure is not None
+        rejection = failure.rejection
+        if self.job.had_content:
+            self.batch.set_rejection(self.document_id, content.rejection_row(
+                rejection, failure.stage, stale=True, content_hash=self.file.content_hash))
+            self.emit(DOCUMENT, STALE, metadata={"reason": rejection.reason, "stage": failure.stage,
+                                                 "status": rejection.status, "parsers": list(rejection.parser_names)})
+            return self.events
+        raw = self.outcome.raw
+        if raw is not None and raw.fresh:
+            self.raw_text(self.outcome.document)
+        elif raw is None and RAW_TEXT not in self.job.states:
+            self.batch.replace_rows("documents", self.document_id, [content.document_row(
+                None, document_id=self.document_id, partition_key=self.file.partition_key, path=str(self.file.path),
+                content_hash=self.file.content_hash, size_bytes=self.file.size, mtime=self.file.mtime, loader=None,
+                loader_version=None, data_version=self.file.content_hash[:16])])
+        self.batch.set_rejection(self.document_id, content.rejection_row(
+            rejection, failure.stage, content_hash=self.file.content_hash))
+        if failure.stage == "parse" and rejection.parser_names:
+            self.emit(units_asset(rejection.parser_names[0]), "rejected", metadata={"reason": rejection.reason})
+        elif failure.stage != "load":
+            self.emit(DOCUMENT, rejection.status, metadata={"reason": rejection.reason, "stage": failure.stage,
+                                                            "parsers": list(rejection.parser_names)})
+        return self.events
 
 
 def _units_metadata(document: Document, units: list[Unit]) -> dict[str, Any]:

@@ -2,23 +2,39 @@
 
 from __future__ import annotations
 
+import logging
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
 import duckdb
 
-from ..core.routing import Rejection
-from ..store import Store, content, lineage
-from ..store.batch import WriteBatch
-from .indexer import DOCUMENT, Indexer, StepEvent
-from .scan import DocumentFile, scan_documents
+from ..errors import StoreMemoryError
+from ..store import Store, content
+from ..store.batch import WriteBatch, run_deferred
+from .faults import FaultCounter
+from .indexer import DOCUMENT, STALE, WARNING, Indexer, StepEvent
+from .scan import DocumentFile, Skipped, scan_folder
+from .work import DocumentJob, DocumentOutcome, failed
+from .workers import open_workers
 
-BATCH_DOCUMENTS = 64
+logger = logging.getLogger("right_rag_dagster")
+
+PLAN_GROUP = 32
+"""Documents planned per read of the store (their step states, and stored texts that can be reused)."""
+BATCH_DOCUMENTS = 256
 BATCH_SECONDS = 2.0
+"""A write batch is committed at ``batch_mb`` of text, this many documents or this many seconds, whichever
+comes first: Dagster sees progress at least this often."""
+FIRST_WRITE_AFTER = 16
+"""Outcomes collected before the first write (unless a batch fills up first), so the circuit breaker
+(``faults``) sees a plugin that fails everywhere before anything is replaced."""
+LARGE_MEMORY_LIMIT = "2GB"
+"""DuckDB's budget for one write of a single very large document that did not fit in the default budget."""
 CHECKPOINT_MIN_WAL_BYTES = 4 * 2**20
 """A run that logged less leaves its WAL for DuckDB to fold in later: replaying a few MB costs readers
 milliseconds, while a checkpoint rewrites blocks of a large file (0.15 s after a one-document change)."""
@@ -46,6 +62,8 @@ class IndexPlan:
     unchanged: tuple[DocumentFile, ...]
     removed: tuple[tuple[str, str], ...]  # (document_id, partition_key)
     refresh_pending: bool = False  # an earlier run left the search indexes behind the documents
+    skipped: tuple[Skipped, ...] = ()  # files not indexed (links leaving the folder), with the reason
+    outside: tuple[str, ...] = ()  # files indexed through links leaving the folder (allowed in right_rag.toml)
 
     @property
     def todo(self) -> tuple[DocumentFile, ...]:
@@ -65,7 +83,7 @@ def known_files(store: Store) -> dict[str, tuple[float, int, str]]:
 
 
 def _known_files(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[float, int, str]]:
-    rows = con.execute("SELECT document_id, mtime, size_bytes, content_hash FROM documents").fetchall()
+    rows = con.execute("SELECT document_id, mtime, size_bytes, content_hash FROM files").fetchall()
     return {r[0]: (r[1], r[2], r[3]) for r in rows}
 
 
@@ -77,20 +95,25 @@ def plan_index(indexer: Indexer, store: Store, files: Sequence[DocumentFile]) ->
         return _plan(indexer, con, files)
 
 
-def scan_and_plan(indexer: Indexer, store: Store, documents_dir: Path) -> tuple[list[DocumentFile], IndexPlan]:
+def scan_and_plan(indexer: Indexer, store: Store, documents_dir: Path | None = None
+                  ) -> tuple[list[DocumentFile], IndexPlan]:
     """Scan the folder and plan the work with a single read of the store (each open of a large store costs
     tens of milliseconds, and ``right-rag index`` after a one-file edit has about a second to spare)."""
+    project = indexer.project
+    folder = documents_dir or project.documents_dir
     if not store.exists():
-        files = scan_documents(documents_dir, {})
-        return files, IndexPlan(tuple(files), (), (), ())
+        scan = scan_folder(folder, {}, project.allow_outside_links)
+        return scan.files, IndexPlan(tuple(scan.files), (), (), (), skipped=tuple(scan.skipped),
+                                     outside=tuple(scan.outside))
     with store.read() as con:
-        files = scan_documents(documents_dir, _known_files(con))
-        return files, _plan(indexer, con, files)
+        scan = scan_folder(folder, _known_files(con), project.allow_outside_links)
+        plan = _plan(indexer, con, scan.files)
+    return scan.files, replace(plan, skipped=tuple(scan.skipped), outside=tuple(scan.outside))
 
 
 def _plan(indexer: Indexer, con: duckdb.DuckDBPyConnection, files: Sequence[DocumentFile]) -> IndexPlan:
     done = dict(con.execute(f"SELECT document_id, cache_key FROM step_state WHERE step = '{DOCUMENT}'").fetchall())
-    stored = dict(con.execute("SELECT document_id, partition_key FROM documents").fetchall())
+    stored = _stored_documents(con)
     present = {f.document_id for f in files}
     new, changed, unchanged = [], [], []
     for file in files:
@@ -106,59 +129,151 @@ def _plan(indexer: Indexer, con: duckdb.DuckDBPyConnection, files: Sequence[Docu
 
 def process_documents(indexer: Indexer, store: Store, files: Sequence[DocumentFile], run_id: str,
                       on_document: Callable[[DocumentFile], None] | None = None) -> Iterator[list[StepEvent]]:
-    """Process files in batches (one short transaction each); yields each batch's events after its commit.
+    """Bring ``files`` up to date; yields each write batch's events after its commit.
 
-    An unexpected error on one document rolls back only its batch; the batch is redone without it and the
-    document is recorded as failed, so one bad file never stops the others.
+    Jobs are planned from the store a group at a time and computed by the worker processes (``workers``);
+    outcomes are written in short transactions of at most ``batch_mb`` of text, so memory does not grow with
+    the corpus. A document that fails keeps its last good version (see ``indexer``); one whose outcome cannot
+    be written is redone alone and recorded as failed, so one bad file never stops the others.
     """
-    pending = list(files)
-    while pending:
-        candidates = pending[:BATCH_DOCUMENTS]
-        batch: list[DocumentFile] = []
-        events: list[StepEvent] = []
-        failed: tuple[DocumentFile, BaseException] | None = None
-        try:
-            with store.write() as con:
-                writes = WriteBatch()
-                writes.load_states(content.step_states(con, [f.document_id for f in candidates]))
-                started = time.monotonic()
-                for file in candidates:
-                    if batch and time.monotonic() - started > BATCH_SECONDS:
-                        break
-                    batch.append(file)
-                    try:
-                        events.extend(indexer.process(con, writes, file, run_id))
-                    except Exception as exc:
-                        failed = (file, exc)
-                        raise
-                if events:
-                    writes.set_state(REFRESH, "*", content.state_row(REFRESH, "*", "pending", None))
-                writes.flush(con)
-        except Exception:
-            if failed is None:
-                raise
-            bad, exc = failed
-            pending = [f for f in pending if f is not bad]
-            yield [_record_failure(indexer, store, bad, exc, run_id)]
-            continue
-        del pending[:len(batch)]
-        for file in batch:
-            for listener in [*_progress_listeners, *([on_document] if on_document else [])]:
-                listener(file)
-        yield events
-    if files:
-        store.checkpoint(min_wal_bytes=CHECKPOINT_MIN_WAL_BYTES)
+    if not files:
+        return
+    store.ensure()
+    faults = FaultCounter(indexer.project, indexer.limits)
+    limit = max(1, int(indexer.limits.batch_mb * 2**20))
+    direct: deque[tuple[DocumentJob, DocumentOutcome]] = deque()
+    jobs: dict[str, DocumentJob] = {}
+
+    def planned() -> Iterator[DocumentJob]:
+        for start in range(0, len(files), PLAN_GROUP):
+            with store.read() as con:
+                items = indexer.plan(con, files[start:start + PLAN_GROUP])
+            for job, outcome in items:
+                if outcome is not None:
+                    direct.append((job, outcome))
+                else:
+                    jobs[job.file.document_id] = job
+                    yield job
+
+    pending: list[tuple[DocumentJob, DocumentOutcome]] = []
+    size, since, seen = 0, 0.0, 0
+    sample = min(len(files), FIRST_WRITE_AFTER)
+    with open_workers(indexer) as workers:
+        for outcome in _merged(workers.map(planned()), direct):
+            job = outcome[0] if isinstance(outcome, tuple) else jobs.pop(outcome.file.document_id)
+            outcome = outcome[1] if isinstance(outcome, tuple) else outcome
+            faults.add(outcome)
+            seen += 1
+            if not pending:
+                since = time.monotonic()
+            pending.append((job, outcome))
+            size += outcome.size_bytes
+            full = size >= limit or len(pending) >= BATCH_DOCUMENTS
+            if full or (seen >= sample and time.monotonic() - since >= BATCH_SECONDS):
+                faults.check()
+                yield _commit(indexer, store, pending, run_id, on_document)
+                pending, size = [], 0
+        if pending:
+            faults.check()
+            yield _commit(indexer, store, pending, run_id, on_document)
+    store.checkpoint(min_wal_bytes=CHECKPOINT_MIN_WAL_BYTES)
 
 
-def _record_failure(indexer: Indexer, store: Store, file: DocumentFile, exc: BaseException, run_id: str) -> StepEvent:
+def _merged(outcomes: Iterator[DocumentOutcome], direct: deque[tuple[DocumentJob, DocumentOutcome]]
+            ) -> Iterator[DocumentOutcome | tuple[DocumentJob, DocumentOutcome]]:
+    """The workers' outcomes, with the outcomes decided while planning (held, too large) in between."""
+    for outcome in outcomes:
+        while direct:
+            yield direct.popleft()
+        yield outcome
+    while direct:
+        yield direct.popleft()
+
+
+def _commit(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, DocumentOutcome]], run_id: str,
+            on_document: Callable[[DocumentFile], None] | None) -> list[StepEvent]:
+    """Write a batch of outcomes in one transaction, then run the savers and tell the listeners."""
+    events, deferred = _write(indexer, store, items, run_id)
+    keys = {job.file.document_id: job.file.partition_key for job, _ in items}
+    for document_id, problem in run_deferred(deferred):
+        logger.warning(problem)
+        events.append(StepEvent(DOCUMENT, document_id, keys.get(document_id, ""), WARNING, metadata={"reason": problem}))
+    for job, _ in items:
+        for listener in [*_progress_listeners, *([on_document] if on_document else [])]:
+            listener(job.file)
+    return events
+
+
+def _write(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, DocumentOutcome]], run_id: str,
+           memory_limit: str | None = None) -> tuple[list[StepEvent], list]:
+    """One transaction; on DuckDB running out of memory the batch is halved (a single document is retried
+    with a larger budget); an error applying one document redoes the batch without it, that one failed."""
+    applying: list[tuple[DocumentJob, DocumentOutcome]] = []
+    try:
+        with store.write(memory=memory_limit) as con:
+            batch = WriteBatch()
+            events: list[StepEvent] = []
+            for item in items:
+                applying = [item]
+                events.extend(indexer.apply(con, batch, *item, run_id))
+            applying = []
+            if any(e.status != STALE for e in events):
+                batch.set_state(REFRESH, "*", content.state_row(REFRESH, "*", "pending", None))
+            return events, batch.flush(con)
+    except StoreMemoryError:
+        if len(items) > 1:
+            half = len(items) // 2
+            first, second = _write(indexer, store, items[:half], run_id), _write(indexer, store, items[half:], run_id)
+            return first[0] + second[0], first[1] + second[1]
+        job, outcome = items[0]
+        if memory_limit is None:
+            return _write(indexer, store, items, run_id, memory_limit=LARGE_MEMORY_LIMIT)
+        reason = (f"its {outcome.size_bytes / 2**20:.0f} MB of text, units and chunks do not fit in the store's "
+                  f"memory ({LARGE_MEMORY_LIMIT}) in one write")
+        return _write(indexer, store, [(job, failed(job.file, "store", "failed", reason))], run_id)
+    except Exception as exc:
+        if not applying or (applying[0][1].failure is not None and applying[0][1].failure.stage == "store"):
+            raise
+        bad_job = applying[0][0]
+        rest = [item for item in items if item[0] is not bad_job]
+        reason = f"writing it failed: {_internal_error(exc)}"
+        return _write(indexer, store, [*rest, (bad_job, failed(bad_job.file, "store", "failed", reason))], run_id)
+
+
+def _internal_error(exc: BaseException) -> str:
     last = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
     where = f" at {last.filename}:{last.lineno}" if last else ""
-    reason = f"{type(exc).__name__}: {exc}{where}"
-    event = StepEvent(DOCUMENT, file.document_id, file.partition_key, "failed", metadata={"reason": reason})
-    with store.write() as con:
-        content.record_rejection(con, Rejection(file.document_id, "failed", reason), "index")
-        lineage.record_events(con, [event], run_id)
-    return event
+    return f"{type(exc).__name__}: {exc}{where}"
+
+
+def record_plugin_errors(indexer: Indexer, store: Store) -> list[str]:
+    """Store the spec files that failed to import (when that changed), so `report` and `query` name them;
+    returns them as messages."""
+    errors = sorted((e.kind, e.file, e.message) for e in indexer.project.registry.errors)
+    if store.exists():
+        with store.read() as con:
+            if content.read_plugin_errors(con) == errors:
+                return [f"{file}: {message}" for _, file, message in errors]
+    if errors or store.exists():
+        with store.write() as con:
+            content.replace_plugin_errors(con, errors)
+    return [f"{file}: {message}" for _, file, message in errors]
+
+
+def remove_gone(indexer: Indexer, store: Store, files: Sequence[DocumentFile], run_id: str) -> list[StepEvent]:
+    """Remove the documents whose file left the folder: the one place where indexed data is deleted."""
+    if not store.exists():
+        return []
+    present = {f.document_id for f in files}
+    with store.read() as con:
+        gone = [(doc, key) for doc, key in _stored_documents(con).items() if doc not in present]
+    return remove_documents(indexer, store, sorted(gone), run_id)
+
+
+def _stored_documents(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """document id -> partition key of every document the store knows (indexed, rejected or only seen)."""
+    return dict(con.execute("SELECT document_id, partition_key FROM documents UNION "
+                            "SELECT document_id, partition_key FROM files").fetchall())
 
 
 def remove_documents(indexer: Indexer, store: Store, removed: Sequence[tuple[str, str]], run_id: str) -> list[StepEvent]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -46,17 +45,3 @@ def folder_changes(files: Sequence[DocumentFile], existing_keys: Sequence[str],
     start = ordered[positions[0]] if positions else None
     end = ordered[positions[-1]] if positions else None
     return FolderChanges(add, delete, to_index, start, end)
-
-
-def encode_cursor(files: Sequence[DocumentFile]) -> str:
-    """The sensor cursor: (mtime, size, hash) per document, so unchanged files are not re-hashed next tick."""
-    return json.dumps({f.document_id: [f.mtime, f.size, f.content_hash] for f in files}, separators=(",", ":"))
-
-
-def decode_cursor(cursor: str | None) -> dict[str, tuple[float, int, str]]:
-    if not cursor:
-        return {}
-    try:
-        return {k: (v[0], v[1], v[2]) for k, v in json.loads(cursor).items()}
-    except (ValueError, TypeError, IndexError, AttributeError):
-        return {}

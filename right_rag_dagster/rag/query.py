@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.registry import Registry
+from ..errors import ConfigError
 from ..retrieval.embedders import Embedder, make_embedder
 from ..retrieval.settings import RetrievalSettings, default_chunker
 from ..store import Store
@@ -24,13 +25,15 @@ def query(project_or_store: Any, question: str, *, k: int | None = None, retriev
     ``spec/retrievers`` the plugins), a ``Store``, or a path to a store file. ``trace=True`` puts every
     step (inputs, outputs, scores, timings) and the flow's graph into ``Answer.trace``.
     """
+    if k is not None and k < 1:
+        raise ConfigError(f"k must be at least 1, not {k}")
     store, settings, registry = _resolve(project_or_store)
     chosen_retriever = retriever or settings.retriever
     context = FlowContext(
         store=store,
         chunker=chunker or settings.chunker or default_chunker(store),
         retriever=chosen_retriever,
-        k=k or settings.k,
+        k=settings.k if k is None else k,
         generator=make_generator(generator if generator is not None else settings.generator,
                                  url=settings.generator_url, store=store),
         filters=filters or None,

@@ -8,7 +8,7 @@ them all (deletes, inserts, step state, rejections) in the caller's transaction.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import duckdb
@@ -71,7 +71,8 @@ class WriteBatch:
         self.chunk_deletes: set[tuple[str, str]] = set()
         self.rows: dict[str, list[Sequence[Any]]] = defaultdict(list)
         self.states: dict[tuple[str, str], Sequence[Any] | None] = {}
-        self.rejections: dict[str, tuple[str, Any]] = {}
+        self.rejections: dict[str, Sequence[Any] | None] = {}
+        self.deferred: list[tuple[str, str, Callable[..., Any], tuple[Any, ...]]] = []
 
     def replace_rows(self, table: str, document_id: str, rows: Iterable[Sequence[Any]]) -> None:
         """Replace every row of ``table`` belonging to the document."""
@@ -106,19 +107,19 @@ class WriteBatch:
         self.states[(step, document_id)] = row
 
     def set_rejection(self, document_id: str, row: Sequence[Any]) -> None:
-        self.rejections[document_id] = ("set", row)
+        self.rejections[document_id] = row
 
-    def clear_rejection(self, document_id: str, stages: Sequence[str]) -> None:
-        previous = self.rejections.get(document_id)
-        if previous and previous[0] == "set" and previous[1][1] in stages:
-            self.rejections[document_id] = ("delete", None)
-        elif previous and previous[0] == "clear":
-            self.rejections[document_id] = ("clear", tuple(sorted({*previous[1], *stages})))
-        elif not previous:
-            self.rejections[document_id] = ("clear", tuple(stages))
+    def clear_rejection(self, document_id: str) -> None:
+        self.rejections[document_id] = None
 
-    def flush(self, con: duckdb.DuckDBPyConnection) -> None:
-        """Apply everything in the caller's transaction; the batch is empty afterwards."""
+    def after_commit(self, plugin: str, document_id: str, call: Callable[..., Any], *args: Any) -> None:
+        """Run ``call(*args)`` once the batch is committed (savers write files: never before the store has the
+        rows they describe). A failure there is reported, not raised: the store is already right."""
+        self.deferred.append((plugin, document_id, call, args))
+
+    def flush(self, con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, Callable[..., Any], tuple[Any, ...]]]:
+        """Apply everything in the caller's transaction and empty the batch; returns the calls to make after
+        the commit (see ``run_deferred``)."""
         for table, documents in self.deleted.items():
             delete_where_in(con, table, "document_id", documents)
         for document_id, chunker in sorted(self.chunk_deletes):
@@ -129,23 +130,25 @@ class WriteBatch:
             delete_where_in(con, "step_state", "step || chr(31) || document_id",
                             [f"{s}\x1f{d}" for s, d in self.states])
             insert_rows(con, "step_state", [row for row in self.states.values() if row is not None])
-        self._flush_rejections(con)
+        delete_where_in(con, "rejections", "document_id", self.rejections)
+        insert_rows(con, "rejections", [row for row in self.rejections.values() if row is not None])
+        deferred = self.deferred
         self.__init__()  # type: ignore[misc]
-
-    def _flush_rejections(self, con: duckdb.DuckDBPyConnection) -> None:
-        by_stages: dict[tuple[str, ...], list[str]] = defaultdict(list)
-        for document_id, (op, value) in self.rejections.items():
-            if op == "clear":
-                by_stages[value].append(document_id)
-        for stages, documents in by_stages.items():
-            execute(con, "DELETE FROM rejections WHERE list_contains(?::VARCHAR[], document_id) "
-                    "AND list_contains(?::VARCHAR[], stage)", [documents, list(stages)])
-        replaced = [d for d, (op, _) in self.rejections.items() if op in ("set", "delete")]
-        delete_where_in(con, "rejections", "document_id", replaced)
-        insert_rows(con, "rejections", [value for op, value in self.rejections.values() if op == "set"])
+        return deferred
 
 
-_DOCUMENT_COLUMN = {"documents": 0, "units": 1, "coverage": 0, "rejections": 0, "materializations": 2,
+def run_deferred(deferred: Sequence[tuple[str, str, Callable[..., Any], tuple[Any, ...]]]) -> list[tuple[str, str]]:
+    """Make the calls a committed batch deferred; returns (document id, message) per call that failed."""
+    problems = []
+    for plugin, document_id, call, args in deferred:
+        try:
+            call(*args)
+        except Exception as exc:
+            problems.append((document_id, f"saver {plugin!r} failed on {document_id}: {type(exc).__name__}: {exc}"))
+    return problems
+
+
+_DOCUMENT_COLUMN = {"documents": 0, "files": 0, "units": 1, "coverage": 0, "rejections": 0, "materializations": 2,
                     "chunks": 2, "step_state": 1}
 
 

@@ -17,7 +17,7 @@ from ..core.coverage import Coverage
 from ..core.hashing import canonical_json, stable_hash, to_jsonable
 from ..core.model import Chunk, Document, Unit, UnitChange, UnitChangeTarget
 from ..core.routing import Rejection
-from ..core.units import unit_paths, walk_units
+from ..core.units import unit_paths, units_fingerprint, walk_units  # noqa: F401 (re-exported)
 from .batch import delete_where_in, insert_rows
 from .db import utcnow
 from .sql import execute
@@ -110,23 +110,22 @@ def coverage_row(document_id: str, parser: str, parser_version: str, coverage: C
             coverage.units_with_source_span, _json(coverage.source_ranges), _json(units_by_type), utcnow()]
 
 
-def rejection_row(rejection: Rejection, stage: str) -> list[Any]:
+def rejection_row(rejection: Rejection, stage: str, *, stale: bool = False, content_hash: str | None = None
+                  ) -> list[Any]:
+    """A rejection; ``stale`` when an earlier version of the document still serves, ``content_hash`` the
+    version of the file that was rejected."""
     return [rejection.document_id, stage, rejection.status, rejection.reason,
-            _json(list(rejection.parser_names)), utcnow()]
+            _json(list(rejection.parser_names)), utcnow(), stale, content_hash]
+
+
+def file_row(file: Any) -> list[Any]:
+    """The ``files`` row of a scanned ``DocumentFile``: what this run saw on disk, whatever came of it."""
+    return [file.document_id, file.partition_key, str(file.path), file.content_hash, file.size, file.mtime, utcnow()]
 
 
 def state_row(step: str, document_id: str, cache_key: str, data_version: str | None,
               owner: str | None = None) -> list[Any]:
     return [step, document_id, cache_key, data_version, owner, utcnow()]
-
-
-def units_fingerprint(units: Sequence[Unit]) -> str:
-    """Hash of what chunkers see (ids, text, spans, attributes), not of the history: the units' data version."""
-    return stable_hash([
-        [u.id, u.parent_id, u.topic, u.temporal_topic, u.fulltext, u.source_start, u.source_end,
-         canonical_json(u.attributes), canonical_json(u.metadata)]
-        for u in walk_units(units)
-    ])[:16]
 
 
 # -- immediate writes (one statement group in the caller's transaction) -------------------------------------
@@ -158,7 +157,7 @@ def record_rejection(con: Connection, rejection: Rejection, stage: str) -> None:
 
 def delete_document(con: Connection, document_id: str) -> None:
     """Remove every trace of a document that left the corpus (lineage of past runs is kept)."""
-    for table in ("documents", "units", "chunks", "coverage", "rejections", "step_state"):
+    for table in ("documents", "files", "units", "chunks", "coverage", "rejections", "step_state"):
         delete_where_in(con, table, "document_id", [document_id])
 
 
@@ -183,19 +182,32 @@ def set_step_state(con: Connection, step: str, document_id: str, cache_key: str,
     insert_rows(con, "step_state", [state_row(step, document_id, cache_key, data_version, owner)])
 
 
+def replace_plugin_errors(con: Connection, errors: Sequence[tuple[str, str, str]]) -> None:
+    """Record the spec files that failed to import at this index: (kind, file, message)."""
+    con.execute("DELETE FROM plugin_errors")
+    insert_rows(con, "plugin_errors", [[kind, file, message, utcnow()] for kind, file, message in errors])
+
+
+def read_plugin_errors(con: Connection) -> list[tuple[str, str, str]]:
+    return [tuple(r) for r in con.execute("SELECT kind, file, message FROM plugin_errors ORDER BY file").fetchall()]
+
+
 # -- reads --------------------------------------------------------------------------------------------------
 
 def read_document(con: Connection, document_id: str) -> Document | None:
     """The loaded document, or None when it is unknown or failed to load."""
-    row = execute(con,
-        "SELECT text, path, metadata, page_starts, page_labels FROM documents "
-        "WHERE document_id = ? AND status = 'loaded'", [document_id]
-    ).fetchone()
-    if row is None:
-        return None
-    text, path, metadata, page_starts, page_labels = row
-    return Document(id=document_id, text=text, source=path, metadata=json.loads(metadata or "{}"),
-                    page_starts=tuple(page_starts or ()), page_labels=tuple(page_labels or ()))
+    return read_documents(con, [document_id]).get(document_id)
+
+
+def read_documents(con: Connection, document_ids: Sequence[str]) -> dict[str, Document]:
+    """The loaded documents among ``document_ids``, in one query."""
+    rows = execute(con,
+        "SELECT document_id, text, path, metadata, page_starts, page_labels FROM documents "
+        "WHERE list_contains(?::VARCHAR[], document_id) AND status = 'loaded'", [list(document_ids)]
+    ).fetchall()
+    return {document_id: Document(id=document_id, text=text, source=path, metadata=json.loads(metadata or "{}"),
+                                  page_starts=tuple(page_starts or ()), page_labels=tuple(page_labels or ()))
+            for document_id, text, path, metadata, page_starts, page_labels in rows}
 
 
 def read_units(con: Connection, document_id: str, active_only: bool = False) -> list[Unit]:

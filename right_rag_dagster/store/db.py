@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,9 +18,9 @@ from pathlib import Path
 
 import duckdb
 
-from ..errors import SchemaVersionError, StoreError
+from ..errors import ConfigError, SchemaVersionError, StoreError, StoreMemoryError
 from .migrations import SCHEMA_VERSION, load_migrations
-from .sql import execute
+from .sql import execute, literal
 
 DEFAULT_LOCK_TIMEOUT = 120.0
 DEFAULT_MEMORY_LIMIT = "128MB"
@@ -27,7 +28,7 @@ DEFAULT_MEMORY_LIMIT = "128MB"
 index peaked at 741 MB RSS, 615 MB with 256 MB, 490 MB with 128 MB. Raise it with RIGHT_RAG_DUCKDB_MEMORY_LIMIT
 for much larger corpora (an out-of-memory error says so)."""
 MEMORY_HINT = ("DuckDB ran out of its memory budget ({limit}); set RIGHT_RAG_DUCKDB_MEMORY_LIMIT higher "
-               "(e.g. RIGHT_RAG_DUCKDB_MEMORY_LIMIT=1GB) and run again: {error}")
+               "(e.g. RIGHT_RAG_DUCKDB_MEMORY_LIMIT=1GB) to allow it more: {error}")
 
 
 def _is_lock_error(exc: BaseException) -> bool:
@@ -37,8 +38,22 @@ def _is_lock_error(exc: BaseException) -> bool:
                                     "unique file handle conflict"))
 
 
+_MEMORY = re.compile(r"^\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$", re.I)
+
+
 def memory_limit() -> str:
-    return os.environ.get("RIGHT_RAG_DUCKDB_MEMORY_LIMIT", DEFAULT_MEMORY_LIMIT)
+    """DuckDB's memory budget: RIGHT_RAG_DUCKDB_MEMORY_LIMIT (e.g. "512MB") or the default."""
+    value = os.environ.get("RIGHT_RAG_DUCKDB_MEMORY_LIMIT", DEFAULT_MEMORY_LIMIT)
+    if not _MEMORY.match(value):
+        raise ConfigError(f"RIGHT_RAG_DUCKDB_MEMORY_LIMIT={value!r} is not a memory size; use e.g. 512MB or 2GB")
+    return value.strip()
+
+
+def _rollback(con: duckdb.DuckDBPyConnection) -> None:
+    try:
+        con.execute("ROLLBACK")
+    except duckdb.Error:  # the failed statement may have ended the transaction already
+        pass
 
 
 def utcnow() -> datetime:
@@ -53,13 +68,14 @@ class Store:
         self.lock_timeout = lock_timeout
         self._migrated = False
 
-    def _open(self, read_only: bool) -> duckdb.DuckDBPyConnection:
+    def _open(self, read_only: bool, memory: str | None = None) -> duckdb.DuckDBPyConnection:
         deadline = time.monotonic() + self.lock_timeout
         delay = 0.005
+        limit = literal(memory or memory_limit())
         while True:
             try:
                 con = duckdb.connect(str(self.path), read_only=read_only)
-                con.execute(f"SET memory_limit = '{memory_limit()}'")
+                con.execute(f"SET memory_limit = {limit}")
                 return con
             except duckdb.Error as exc:
                 if not _is_lock_error(exc) or time.monotonic() > deadline:
@@ -71,31 +87,34 @@ class Store:
                 delay = min(delay * 2, 0.25)
 
     @contextmanager
-    def write(self, checkpoint: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+    def write(self, checkpoint: bool = False, memory: str | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
         """One transaction on a fresh connection; committed on success, rolled back on any error.
 
         With ``checkpoint``, the write-ahead log is folded into the file right after the commit, on the same
-        connection (what ``checkpoint()`` does, without opening the file once more)."""
+        connection (what ``checkpoint()`` does, without opening the file once more). ``memory`` raises
+        DuckDB's budget for this one transaction. Running out of memory raises ``StoreMemoryError``."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        con = self._open(read_only=False)
+        con = self._open(read_only=False, memory=memory)
         try:
             # Checkpointing rewrites the file; doing it on every short transaction's close cost seconds per
             # index run. The WAL is folded in by ``checkpoint()`` at the end of a run (or by DuckDB past 64 MB).
             con.execute("SET enable_progress_bar = false")
             con.execute("PRAGMA disable_checkpoint_on_shutdown")
             con.execute("SET checkpoint_threshold = '64MB'")
+            # Writers insert in bulk and never rely on the order rows come back in without ORDER BY.
+            con.execute("SET preserve_insertion_order = false")
             if not self._migrated:
                 self._migrate(con)
             con.execute("BEGIN TRANSACTION")
             try:
                 yield con
+                con.execute("COMMIT")
             except duckdb.OutOfMemoryException as exc:
-                con.execute("ROLLBACK")
-                raise StoreError(MEMORY_HINT.format(limit=memory_limit(), error=exc)) from exc
+                _rollback(con)
+                raise StoreMemoryError(MEMORY_HINT.format(limit=memory or memory_limit(), error=exc)) from exc
             except BaseException:
-                con.execute("ROLLBACK")
+                _rollback(con)
                 raise
-            con.execute("COMMIT")
             if checkpoint:
                 con.execute("CHECKPOINT")
         finally:

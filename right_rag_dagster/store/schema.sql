@@ -180,3 +180,28 @@ DROP TABLE step_state_v2;
 -- hashes, without reading or hashing every chunk's text.
 ALTER TABLE chunks ADD COLUMN text_hash VARCHAR;
 UPDATE chunks SET text_hash = md5(concat_ws(chr(31), '1', coalesce(CAST(section_path AS VARCHAR), ''), fulltext));
+
+-- migration: 5 files_and_stale_versions
+-- ``files`` is what the last run saw of each file in the documents folder (whatever came of it), so scans and the
+-- sensor compare the folder with it; ``documents`` and the content tables hold the version that serves searches.
+-- The two differ when a new version of a document failed: the last good version keeps serving and its rejection
+-- is marked ``stale``.
+CREATE TABLE files (
+    document_id    VARCHAR NOT NULL,
+    partition_key  VARCHAR NOT NULL,
+    path           VARCHAR NOT NULL,       -- absolute path when last seen
+    content_hash   VARCHAR NOT NULL,
+    size_bytes     BIGINT NOT NULL,
+    mtime          DOUBLE,
+    seen_at        TIMESTAMP NOT NULL
+);
+INSERT INTO files SELECT document_id, partition_key, path, content_hash, size_bytes, mtime, loaded_at FROM documents;
+ALTER TABLE rejections ADD COLUMN stale BOOLEAN DEFAULT false;  -- true: an earlier version of the document serves
+ALTER TABLE rejections ADD COLUMN content_hash VARCHAR;         -- the file version that was rejected
+-- Spec files that failed to import at the last index, so `report` and `query` can name them without importing.
+CREATE TABLE plugin_errors (
+    kind        VARCHAR NOT NULL,
+    file        VARCHAR NOT NULL,
+    message     VARCHAR NOT NULL,
+    seen_at     TIMESTAMP NOT NULL
+);

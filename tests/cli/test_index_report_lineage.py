@@ -38,7 +38,7 @@ def test_index_prints_summary_then_skips_unchanged(indexed, capsys):
 def test_report_text_and_json(indexed, capsys):
     project, _ = indexed
     (project / "data" / "documents" / "notes.txt").write_text("nothing a licence parser accepts\n")
-    assert main(["--project", str(project), "index", "--quiet"]) == 0
+    assert main(["--project", str(project), "index", "--quiet"]) == 3  # a document was rejected
     capsys.readouterr()
     assert main(["--project", str(project), "report"]) == 0
     text = capsys.readouterr().out

@@ -17,8 +17,8 @@ from typing import Any
 import dagster as dg
 
 from ...pipeline.indexer import COVERAGE_VERSION, chunks_asset, units_asset
-from ...pipeline.runner import known_files, mark_refresh, process_documents
-from ...pipeline.scan import scan_documents
+from ...pipeline.runner import known_files, mark_refresh, process_documents, record_plugin_errors, remove_gone
+from ...pipeline.scan import DocumentFile, scan_documents
 from ...project import Project
 from ...store.db import utcnow
 from ..names import (
@@ -64,6 +64,15 @@ def plugin_specs(project: Project) -> tuple[list[PluginAssetSpec], list[PluginAs
     return parsers, chunkers, loader
 
 
+def plugin_errors_note(project: Project) -> str:
+    """A warning for asset descriptions when spec files fail to import (the UI shows it where users look)."""
+    errors = project.registry.errors
+    if not errors:
+        return ""
+    return ("\n\n**Spec files that failed to import** (documents they owned keep their last good version): "
+            + "; ".join(f"`{e.file}`: {e.message}" for e in errors))
+
+
 def build_document_assets(project: Project) -> dg.AssetsDefinition:
     """The factory: one asset spec per selected plugin, all computed by one multi-asset step."""
     parsers, chunkers, loader = plugin_specs(project)
@@ -77,7 +86,8 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
     document_specs = [
         dg.AssetSpec(RAW_TEXT_KEY, group_name="documents", kinds={"duckdb", "python"}, code_version=loader.version,
                      partitions_def=DOCUMENTS_PARTITIONS, skippable=True,
-                     description=f"Extracted text and page map of each document (loader: {loader.name}).",
+                     description=f"Extracted text and page map of each document (loader: {loader.name})."
+                                 + plugin_errors_note(project),
                      metadata={"loader": loader.name, "source_file": loader.source_file}),
         *[dg.AssetSpec(units_key(p.name), deps=[RAW_TEXT_KEY], group_name="units", kinds={"duckdb", "python"},
                        code_version=p.version, partitions_def=DOCUMENTS_PARTITIONS, skippable=True,
@@ -102,12 +112,18 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
         backfill_policy=dg.BackfillPolicy.single_run(),
         pool=STORE_POOL,
         description="Load, parse, chunk and measure coverage for the run's documents (incremental), then update "
-                    "the search indexes and the audit report.",
+                    "the search indexes and the audit report." + plugin_errors_note(project),
     )
     def document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRagProject) -> Iterator[Any]:
         selected = set(context.selected_asset_keys)
+        project, store = right_rag.get_project(), right_rag.get_store()
+        files = scan_documents(project.documents_dir, known_files(store), project.allow_outside_links)
+        removed = remove_gone(right_rag.get_indexer(), store, files, context.run.run_id)
+        if removed:
+            context.log.info(f"removed {len(removed)} documents whose files left the folder: "
+                             f"{[e.document_id for e in removed][:10]}")
         if selected & document_keys:
-            yield from run_document_pipeline(context, right_rag, steps)
+            yield from run_document_pipeline(context, right_rag, steps, files)
         refresh_started = utcnow()
         yield from materialize_search_indexes(right_rag, chunker_names, selected)
         if AUDIT_REPORT_KEY in selected:
@@ -119,13 +135,15 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
 
 
 def run_document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRagProject,
-                          steps: dict[dg.AssetKey, tuple[str, str, str | None]]) -> Iterator[Any]:
+                          steps: dict[dg.AssetKey, tuple[str, str, str | None]],
+                          scanned: list[DocumentFile]) -> Iterator[Any]:
     """Process the run's partitions; yield materializations after each batch is committed."""
     unit_keys = [key for key, (step, _, _) in steps.items() if step == "units"]
-    project = right_rag.get_project()
     store = right_rag.get_store()
     indexer = right_rag.get_indexer()
-    files = {f.partition_key: f for f in scan_documents(project.documents_dir, known_files(store))}
+    for problem in record_plugin_errors(indexer, store):
+        context.log.error(f"spec plugin failed to import (documents it owned keep their last good version): {problem}")
+    files = {f.partition_key: f for f in scanned}
     keys = context.partition_keys
     missing = [k for k in keys if k not in files]
     if missing:
@@ -139,7 +157,7 @@ def run_document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRag
         for event in events:
             changed_docs.add(event.document_id)
             counts[event.status] = counts.get(event.status, 0) + 1
-            if event.status in ("unsupported", "ambiguous", "failed"):
+            if event.status in ("unsupported", "ambiguous", "failed", "rejected", "stale", "warning"):
                 context.log.warning(f"{event.document_id}: {event.status}: {event.metadata.get('reason')}")
         materialized = [e for e in events if e.status in ("materialized", "rejected") and asset_key_for_step(e.asset)]
         for materialization in staged_materializations(context.instance, materialized, unit_keys):

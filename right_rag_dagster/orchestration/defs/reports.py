@@ -13,6 +13,8 @@ COVERAGE_CHECK = "coverage_above_threshold"
 REJECTED_CHECK = "no_rejected_documents"
 DEFAULT_PARSER_CHECK = "default_parser_not_in_production"
 SPANS_CHECK = "units_have_source_spans"
+STALE_CHECK = "no_stale_documents"
+PLUGINS_CHECK = "spec_plugins_import"
 
 
 def audit_report_spec(unit_keys: list[dg.AssetKey], chunk_keys: list[dg.AssetKey]) -> dg.AssetSpec:
@@ -24,7 +26,7 @@ def audit_report_spec(unit_keys: list[dg.AssetKey], chunk_keys: list[dg.AssetKey
 
 
 def audit_check_specs(project: Project) -> list[dg.AssetCheckSpec]:
-    """The audit report's four checks (coverage, rejections, default parser, spans)."""
+    """The audit report's checks (coverage, rejections, default parser, spans, stale documents, spec imports)."""
     threshold = project.min_coverage_percent
     return [
         dg.AssetCheckSpec(COVERAGE_CHECK, asset=AUDIT_REPORT_KEY,
@@ -37,11 +39,17 @@ def audit_check_specs(project: Project) -> list[dg.AssetCheckSpec]:
                                       "([right-rag.checks] smoke_test = true allows them)."),
         dg.AssetCheckSpec(SPANS_CHECK, asset=AUDIT_REPORT_KEY,
                           description="Every unit has a source span, so every chunk can be cited."),
+        dg.AssetCheckSpec(STALE_CHECK, asset=AUDIT_REPORT_KEY,
+                          description="No document is served from an earlier version because its new version "
+                                      "failed (loading, parsing, chunking, validation or a limit)."),
+        dg.AssetCheckSpec(PLUGINS_CHECK, asset=AUDIT_REPORT_KEY,
+                          description="Every file under spec/ imports; documents owned by a parser that does not "
+                                      "are held at their last good version."),
     ]
 
 
 def materialize_audit_report(right_rag: RightRagProject) -> dg.MaterializeResult:
-    """The audit report as asset metadata, with the four check verdicts."""
+    """The audit report as asset metadata, with the check verdicts."""
     project = right_rag.get_project()
     report = read_report(right_rag)
     return dg.MaterializeResult(
@@ -50,6 +58,8 @@ def materialize_audit_report(right_rag: RightRagProject) -> dg.MaterializeResult
             "documents": report.documents_total,
             "documents_by_parser": dg.MetadataValue.json(report.documents_by_parser),
             "rejected": len(report.rejected),
+            "stale": len(report.stale),
+            "plugin_errors": len(report.plugin_errors),
             "units_by_type": dg.MetadataValue.json(report.units_by_type),
             "chunks_by_type": dg.MetadataValue.json(report.chunks_by_type),
             "fallback_parser_used": report.fallback_parser_used,
@@ -61,7 +71,7 @@ def materialize_audit_report(right_rag: RightRagProject) -> dg.MaterializeResult
 
 
 def check_results(report: AuditReport, min_coverage: float, smoke_test: bool) -> list[dg.AssetCheckResult]:
-    """The four data-quality verdicts on one audit report."""
+    """The data-quality verdicts on one audit report."""
     low = {r["document_id"]: r["coverage_percent"] for r in report.coverage if r["coverage_percent"] < min_coverage}
     reasons = {r["document_id"]: f"[{r['status']}] {r['reason']}" for r in report.rejected}
     return [
@@ -75,6 +85,14 @@ def check_results(report: AuditReport, min_coverage: float, smoke_test: bool) ->
                                 report.default_parser_documents), "smoke_test": smoke_test}),
         dg.AssetCheckResult(check_name=SPANS_CHECK, passed=report.units_without_span == 0,
                             metadata={"units_without_span": report.units_without_span}),
+        dg.AssetCheckResult(check_name=STALE_CHECK, passed=not report.stale, severity=dg.AssetCheckSeverity.WARN,
+                            metadata={"stale": dg.MetadataValue.json(
+                                {r["document_id"]: f"[{r['stage']}] {r['reason']}" for r in report.stale}),
+                                "count": len(report.stale)}),
+        dg.AssetCheckResult(check_name=PLUGINS_CHECK, passed=not report.plugin_errors,
+                            metadata={"errors": dg.MetadataValue.json(
+                                {e["file"]: e["message"] for e in report.plugin_errors}),
+                                "count": len(report.plugin_errors)}),
     ]
 
 

@@ -1,0 +1,300 @@
+"""Worker processes that run ``work.compute``, each document under a time and a memory limit.
+
+Parsing runs user code on user files: a parser can hang, a 369 KB .docx can expand to gigabytes, a PDF library
+can crash. Each worker is a separate process started with ``spawn`` (it imports the plugins itself and never
+DuckDB or Dagster); a dispatcher thread in the main process hands out jobs, collects outcomes, and stops a worker
+that runs past ``document_seconds`` or grows past ``document_memory_mb``: its document becomes a rejection naming
+the stage it was in, and a fresh worker takes its place. The main process keeps the DuckDB file to itself.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import threading
+import time
+import traceback
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from multiprocessing import get_context
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from ..project import Project
+from .limits import Limits
+from .plugins import PluginSet
+from .work import DocumentJob, DocumentOutcome, compute, failed
+
+POLL_SECONDS = 0.2
+JOBS_PER_WORKER = 2
+"""A worker holds the job it runs and the next one, so it never waits for the main process between jobs."""
+_CONTEXT = get_context("spawn")
+
+
+def _worker_main(conn: Connection, project: Project) -> None:
+    """A worker's life: build the plugins once, then compute every job it is sent until told to stop."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    try:
+        plugins = PluginSet.for_project(project)
+    except BaseException as exc:  # reported once, as the reason for every document it would have had
+        conn.send(("broken", f"{type(exc).__name__}: {exc}"))
+        return
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
+        conn.send(("start", job.file.document_id))
+        try:
+            outcome = compute(job, plugins, report=lambda stage, plugin: conn.send(("stage", (stage, plugin))))
+        except Exception as exc:  # a bug or a resource error outside the plugin calls that compute wraps
+            outcome = failed(job.file, "parse", "failed", _internal_error(exc))
+        try:
+            conn.send(("done", outcome))
+        except Exception as exc:  # e.g. a plugin put an object that cannot be pickled in its attributes
+            conn.send(("done", failed(job.file, "parse", "failed",
+                                      f"the parsers' output cannot be stored: {type(exc).__name__}: {exc}")))
+
+
+def _internal_error(exc: BaseException) -> str:
+    last = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+    where = f" at {last.filename}:{last.lineno}" if last else ""
+    return f"{type(exc).__name__}: {exc}{where}"
+
+
+def resident_mb(pid: int) -> float | None:
+    """Resident memory of a process in MB (Linux /proc; None where it cannot be read)."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+@dataclass
+class _Worker:
+    process: Any
+    conn: Connection
+    jobs: deque[DocumentJob] = field(default_factory=deque)
+    started: float | None = None  # when the job at the head of ``jobs`` began
+    stage: tuple[str, str | None] = ("starting", None)  # what it is doing, with which plugin
+
+    @property
+    def doing(self) -> str:
+        stage, plugin = self.stage
+        return f"{stage} with {plugin!r}" if plugin else stage
+
+
+class WorkerPool:
+    """Computes ``DocumentJob``s in ``limits.workers`` processes; outcomes come back in completion order."""
+
+    def __init__(self, project: Project, limits: Limits) -> None:
+        self.project = replace(project)  # a copy without the cached registry (its classes cannot be pickled)
+        self.limits = limits
+        self._workers: list[_Worker] = []
+        self._inbox: queue.Queue[DocumentJob | None] = queue.Queue()
+        self._outbox: queue.Queue[tuple[str, Any]] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self.broken: str | None = None  # why workers could not start (a plugin import error in the worker)
+
+    def __enter__(self) -> WorkerPool:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def start(self) -> None:
+        """Start the workers now (they import the plugins while the caller goes on)."""
+        if self._thread is not None:
+            return
+        self._workers = [self._spawn() for _ in range(max(1, self.limits.workers))]
+        self._thread = threading.Thread(target=self._dispatch, name="right-rag-workers", daemon=True)
+        self._thread.start()
+
+    def map(self, jobs: Iterable[DocumentJob]) -> Iterator[DocumentOutcome]:
+        """Outcomes of ``jobs`` as they complete. Jobs are pulled lazily, a few ahead of the workers, so the
+        caller may plan them (and read the store) between outcomes."""
+        self.start()
+        pending = iter(jobs)
+        in_flight = 0
+        exhausted = False
+        while True:
+            while not exhausted and in_flight < len(self._workers) * (JOBS_PER_WORKER + 1):
+                job = next(pending, None)
+                if job is None:
+                    exhausted = True
+                    break
+                self._inbox.put(job)
+                in_flight += 1
+            if in_flight == 0:
+                return
+            kind, payload = self._outbox.get()
+            if kind == "error":
+                raise payload
+            in_flight -= 1
+            yield payload
+
+    def close(self) -> None:
+        """Stop the dispatcher and every worker (a worker still busy is killed)."""
+        self._stop.set()
+        self._inbox.put(None)
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        for worker in self._workers:
+            self._end(worker)
+        self._workers = []
+
+    # -- the dispatcher thread -------------------------------------------------------------------------------
+
+    def _spawn(self) -> _Worker:
+        parent, child = _CONTEXT.Pipe()
+        process = _CONTEXT.Process(target=_worker_main, args=(child, self.project), daemon=True,
+                                   name="right-rag-worker")
+        process.start()
+        child.close()
+        return _Worker(process, parent)
+
+    def _end(self, worker: _Worker, kill: bool = False) -> None:
+        try:
+            if not kill and worker.process.is_alive():
+                worker.conn.send(None)
+                worker.process.join(timeout=2)
+        except (OSError, ValueError):
+            pass
+        if worker.process.is_alive():
+            worker.process.kill()
+            worker.process.join(timeout=5)
+        worker.conn.close()
+
+    def _dispatch(self) -> None:
+        try:
+            self._loop()
+        except BaseException as exc:  # surfaced in the caller's thread by ``map``
+            self._outbox.put(("error", exc))
+
+    def _loop(self) -> None:
+        waiting: deque[DocumentJob] = deque()
+        while not self._stop.is_set():
+            self._take_jobs(waiting)
+            if self.broken is not None:
+                while waiting:
+                    job = waiting.popleft()
+                    self._outbox.put(("outcome", failed(job.file, "parse", "failed",
+                                                        f"the plugins could not be loaded: {self.broken}")))
+            for worker in list(self._workers):
+                if not worker.jobs and not worker.process.is_alive() and self.broken is None:
+                    self._end(worker, kill=True)  # died while idle: replace it before it is given work
+                    position = self._workers.index(worker)
+                    worker = self._workers[position] = self._spawn()
+                while waiting and len(worker.jobs) < JOBS_PER_WORKER and worker.process.is_alive():
+                    job = waiting.popleft()
+                    worker.jobs.append(job)
+                    try:
+                        worker.conn.send(job)
+                    except OSError:
+                        break  # it died meanwhile: found below, its jobs go to a fresh worker
+            busy = [w for w in self._workers if w.jobs]
+            if not busy:
+                job = self._inbox.get()
+                if job is None:
+                    return
+                waiting.append(job)
+                continue
+            ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=POLL_SECONDS)
+            for worker in busy:
+                if worker.conn in ready or worker.process.sentinel in ready:
+                    self._receive(worker, waiting)
+            self._enforce_limits(waiting)
+
+    def _take_jobs(self, waiting: deque[DocumentJob]) -> None:
+        while True:
+            try:
+                job = self._inbox.get_nowait()
+            except queue.Empty:
+                return
+            if job is None:
+                self._stop.set()
+                return
+            waiting.append(job)
+
+    def _receive(self, worker: _Worker, waiting: deque[DocumentJob]) -> None:
+        while True:
+            try:
+                if not worker.conn.poll():
+                    break
+                kind, payload = worker.conn.recv()
+            except (EOFError, OSError):
+                break
+            if kind == "start":
+                worker.started, worker.stage = time.monotonic(), ("starting", None)
+            elif kind == "stage":
+                worker.stage = payload
+            elif kind == "done":
+                worker.jobs.popleft()
+                worker.started = None
+                self._outbox.put(("outcome", payload))
+            elif kind == "broken":
+                self.broken = payload
+                for job in worker.jobs:
+                    self._outbox.put(("outcome", failed(job.file, "parse", "failed",
+                                                        f"the plugins could not be loaded: {payload}")))
+                worker.jobs.clear()
+        if not worker.process.is_alive() and worker.jobs:
+            code = worker.process.exitcode
+            how = f"was killed by signal {-code}" if code is not None and code < 0 else f"exited with code {code}"
+            self._replace(worker, waiting, f"the worker process {how} while {worker.doing}")
+
+    def _enforce_limits(self, waiting: deque[DocumentJob]) -> None:
+        now = time.monotonic()
+        limits = self.limits
+        for worker in list(self._workers):
+            if not worker.jobs or worker.started is None:
+                continue
+            if limits.document_seconds and now - worker.started > limits.document_seconds:
+                self._replace(worker, waiting, f"stopped after {limits.document_seconds:g} s while {worker.doing} "
+                                               "(the limit is [right-rag.limits] document_seconds)")
+                continue
+            rss = resident_mb(worker.process.pid) if limits.document_memory_mb else None
+            if rss is not None and rss > limits.document_memory_mb:
+                self._replace(worker, waiting, f"stopped at {rss:.0f} MB of memory while {worker.doing} "
+                                               "(the limit is [right-rag.limits] document_memory_mb = "
+                                               f"{limits.document_memory_mb})")
+
+    def _replace(self, worker: _Worker, waiting: deque[DocumentJob], reason: str) -> None:
+        """The worker's current document fails with ``reason``; its queued jobs go to a fresh worker."""
+        self._end(worker, kill=True)
+        current, *queued = worker.jobs
+        plugin = worker.stage[1]
+        self._outbox.put(("outcome", failed(current.file, "limit", "failed", reason, (plugin,) if plugin else ())))
+        waiting.extendleft(reversed(queued))
+        self._workers[self._workers.index(worker)] = self._spawn()
+
+
+class InProcess:
+    """``workers = 0``: compute each job in this process, without time or memory limits (for debugging)."""
+
+    def __init__(self, plugins: PluginSet) -> None:
+        self.plugins = plugins
+
+    def __enter__(self) -> InProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def map(self, jobs: Iterable[DocumentJob]) -> Iterator[DocumentOutcome]:
+        for job in jobs:
+            yield compute(job, self.plugins)
+
+
+def open_workers(indexer: Any) -> WorkerPool | InProcess:
+    """The indexer's project's workers: processes with limits, or this process when ``workers = 0``."""
+    if indexer.limits.workers == 0:
+        return InProcess(indexer.plugins)
+    return WorkerPool(indexer.project, indexer.limits)

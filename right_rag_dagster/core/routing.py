@@ -1,4 +1,8 @@
-"""The routing rule: exactly one unit parser must accept a document; anything else is a visible rejection."""
+"""The routing rule: exactly one unit parser must accept a document; anything else is a visible rejection.
+
+An optional fallback parser (a generic structure parser the project enables) takes a document only when no
+domain parser accepts it: it never competes, so it never makes a document ambiguous.
+"""
 
 from __future__ import annotations
 
@@ -29,24 +33,44 @@ class Route:
 
     parser: UnitParser | None
     rejection: Rejection | None = None
+    fallback: bool = False
 
 
-def route_document(document: Document, parsers: Sequence[UnitParser]) -> Route:
-    """Ask every parser; one acceptance wins, none is ``unsupported``, several ``ambiguous``, an error ``failed``."""
+def route_document(document: Document, parsers: Sequence[UnitParser], fallback: UnitParser | None = None) -> Route:
+    """Ask every parser; one acceptance wins, none is ``unsupported``, several ``ambiguous``, an error ``failed``.
+
+    With ``fallback``, a document no parser accepts goes to it (when it accepts) instead of being ``unsupported``.
+    """
     accepted: list[UnitParser] = []
     for parser in parsers:
-        try:
-            if parser.parser_can_handle_document(document):
-                accepted.append(parser)
-        except Exception as exc:
-            reason = f"{parser.parser_name}.parser_can_handle_document raised {type(exc).__name__}: {exc}"
-            return Route(None, Rejection(document.id, FAILED, reason, (parser.parser_name,)))
+        failure = _ask(parser, document, accepted)
+        if failure is not None:
+            return Route(None, failure)
     names = tuple(p.parser_name for p in accepted)
     if len(accepted) == 1:
         return Route(accepted[0])
+    if not accepted and fallback is not None:
+        failure = _ask(fallback, document, accepted)
+        if failure is not None:
+            return Route(None, failure)
+        if accepted:
+            return Route(fallback, fallback=True)
     if not accepted:
         tried = ", ".join(p.parser_name for p in parsers) or "none registered"
-        reason = f"no unit parser accepts this document (tried: {tried}); write a parser for its family in spec/unit_parsers/"
+        declined = f"; the fallback {fallback.parser_name!r} declined it too" if fallback is not None else ""
+        reason = (f"no unit parser accepts this document (tried: {tried}){declined}; write a parser for its family "
+                  "in spec/unit_parsers/")
         return Route(None, Rejection(document.id, UNSUPPORTED, reason, tuple(p.parser_name for p in parsers)))
     reason = f"{len(accepted)} unit parsers accept this document ({', '.join(names)}); narrow their parser_can_handle_document"
     return Route(None, Rejection(document.id, AMBIGUOUS, reason, names))
+
+
+def _ask(parser: UnitParser, document: Document, accepted: list[UnitParser]) -> Rejection | None:
+    """Append ``parser`` to ``accepted`` when it accepts the document; its exception becomes a ``failed`` rejection."""
+    try:
+        if parser.parser_can_handle_document(document):
+            accepted.append(parser)
+    except Exception as exc:
+        reason = f"{parser.parser_name}.parser_can_handle_document raised {type(exc).__name__}: {exc}"
+        return Rejection(document.id, FAILED, reason, (parser.parser_name,))
+    return None

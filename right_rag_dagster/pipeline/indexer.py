@@ -162,7 +162,8 @@ class _Steps:
         return document, version
 
     def route(self, document: Document) -> Selected | None:
-        route = route_document(document, [s.plugin for s in self.plugins.unit_parsers])
+        fallback = self.plugins.fallback
+        route = route_document(document, [s.plugin for s in self.plugins.unit_parsers], fallback and fallback.plugin)
         if route.parser is None:
             assert route.rejection is not None
             self.reject(route.rejection, "route")
@@ -195,7 +196,7 @@ class _Steps:
         version = content.units_fingerprint(outcome.units)
         self.set_state("units", key, version, owner=owner.name)
         self.emit(units_asset(owner.name), "materialized", version, owner.version, {RAW_TEXT: raw_version},
-                  _units_metadata(document, outcome.units))
+                  {**_units_metadata(document, outcome.units), "routed_as": self.plugins.routed_as(owner.name)})
         return outcome.units, version
 
     def active_units(self, units: list[Unit] | None) -> list[Unit]:
@@ -242,7 +243,7 @@ class _Steps:
                                 [content.coverage_row(document.id, owner.name, owner.version, coverage, by_type)])
         self.set_state(COVERAGE, key, key)
         self.emit(COVERAGE, "materialized", key, COVERAGE_VERSION, {units_asset(owner.name): units_version}, {
-            "parser": owner.name, "coverage_percent": coverage.coverage_percent,
+            "parser": owner.name, "routed_as": self.plugins.routed_as(owner.name), "coverage_percent": coverage.coverage_percent,
             "covered_chars": coverage.covered_chars, "uncovered_chars": coverage.uncovered_chars,
             "units_total": coverage.units_total, "units_with_source_span": coverage.units_with_source_span,
             "units_by_type": by_type})

@@ -234,6 +234,14 @@ def nest(items: list[tuple[int, Node]]) -> list[Node]:
     return roots
 
 
+def leaf_roles(text: str, node: Node) -> None:
+    """A section without subsections and without a role-naming heading takes the role its text shows."""
+    for child in node.children:
+        leaf_roles(text, child)
+    if not node.children and not node.role:
+        node.role = text_role(text[node.start:node.end], legal=False)
+
+
 def close_spans(node: Node) -> None:
     """Make every parent span its children (a section ends where its last descendant ends)."""
     for child in node.children:

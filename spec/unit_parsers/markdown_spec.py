@@ -128,13 +128,6 @@ def _sections(text: str, numbered: list) -> list:
         items.append((depth, node))
     roots = H.nest(items)
     for root in roots:
-        _leaf_roles(text, root)
+        H.leaf_roles(text, root)
     return roots
 
-
-def _leaf_roles(text: str, node) -> None:
-    """A section without subsections and without a role-naming heading takes the role its text shows."""
-    for child in node.children:
-        _leaf_roles(text, child)
-    if not node.children and not node.role:
-        node.role = H.text_role(text[node.start:node.end], legal=False)

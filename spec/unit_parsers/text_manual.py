@@ -192,12 +192,6 @@ def _sections(text: str, headings: list[_Heading]) -> list:
                                     role=role, attributes=attributes)))
     roots = H.nest(items)
     for root in roots:
-        _leaf_roles(text, root)
+        H.leaf_roles(text, root)
     return roots
 
-
-def _leaf_roles(text: str, node) -> None:
-    for child in node.children:
-        _leaf_roles(text, child)
-    if not node.children and not node.role:
-        node.role = H.text_role(text[node.start:node.end], legal=False)

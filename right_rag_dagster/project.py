@@ -21,7 +21,8 @@ _PATH_KEYS = {"documents_dir": "data/documents", "spec_dir": "spec", "output_dir
               "questions_file": "eval/questions.jsonl"}
 _TABLES = {"pipeline", "checks", "retrieval", "limits"}
 _FLAGS = {"allow_outside_links": False}
-_PIPELINE_KEYS = {"document_loaders", "unit_parsers", "chunk_parsers", "unit_savers", "chunk_savers"}
+_PIPELINE_KEYS = {"document_loaders", "unit_parsers", "chunk_parsers", "unit_savers", "chunk_savers",
+                  "fallback_unit_parser"}
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,7 @@ class Project:
                 chunk_parser_names=pipeline.get("chunk_parsers"),
                 unit_saver_names=pipeline.get("unit_savers"),
                 chunk_saver_names=pipeline.get("chunk_savers"),
+                fallback_unit_parser_name=pipeline.get("fallback_unit_parser") or None,
             ),
             min_coverage_percent=float(checks.get("min_coverage_percent", 90.0)),
             smoke_test=bool(checks.get("smoke_test", False)),
@@ -97,3 +99,14 @@ class Project:
     def selected(self, kind: str) -> list[str]:
         """Names of the plugins of ``kind`` this project's pipeline uses."""
         return self.registry.resolve_names(kind, self.pipeline.names_for(kind))
+
+    def fallback_unit_parser(self) -> str | None:
+        """The configured fallback unit parser, validated: a registered name that is not also a domain parser."""
+        name = self.pipeline.fallback_unit_parser_name
+        if name is None:
+            return None
+        self.registry.info("unit_parsers", name)  # unknown name: ConfigError listing the available ones
+        if name in self.selected("unit_parsers"):
+            raise ConfigError(f"fallback_unit_parser {name!r} is also a selected unit parser; a fallback only takes "
+                              "documents no unit parser accepts, so leave it out of [right-rag.pipeline] unit_parsers")
+        return name

@@ -50,7 +50,8 @@ def test_the_fixture_plugins_are_the_readme_code_with_only_the_import_prefix_cha
 
 def test_the_readme_plugins_are_discovered_with_their_names(registry):
     assert registry.errors == []
-    assert registry.names("unit_parsers") == ["default", "english-act", "my-parser", "thai-order", "thai-organic-act"]
+    assert registry.names("unit_parsers") == ["default", "english-act", "generic", "my-parser", "thai-order",
+                                              "thai-organic-act"]  # generic: the built-in fallback
     assert registry.names("chunk_parsers") == ["default", "my-chunker"]
     # right-rag's README check: r.document_loaders, r.unit_parsers, ... map names to plugin instances
     assert registry.unit_parsers["thai-order"].parser_name == "thai-order"
@@ -170,4 +171,5 @@ def test_the_readme_smoke_test_pipeline_call_uses_the_default_plugins(readme_pro
 
 def test_the_readme_discovery_check_uses_spec_in_the_working_directory(readme_project):
     registry = build_registry()
-    assert set(registry.unit_parsers) == {"default", "english-act", "my-parser", "thai-order", "thai-organic-act"}
+    assert set(registry.unit_parsers) == {"default", "english-act", "generic", "my-parser", "thai-order",
+                                          "thai-organic-act"}

@@ -15,7 +15,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "report", help="print the parser audit report of the last index",
         description="Print the parser coverage report: documents handled by each parser, documents rejected with "
-                    "the reason, unit and chunk counts by type, coverage per document, fallback parser use.")
+                    "the reason, unit and chunk counts by type, coverage per document (documents of the fallback unit parser labelled as such), smoke-test parser use.")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(handler=run)
 
@@ -23,6 +23,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     project = Project.load(args.project)
     with Store(project.store_path).read() as con:
-        report = build_audit_report(con)
+        report = build_audit_report(con, project.pipeline.fallback_unit_parser_name)
     print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) if args.json else safe_text(report.to_text()))
     return 0

@@ -26,6 +26,9 @@ class AuditReport:
     default_parser_documents: list[str] = field(default_factory=list)
     stale: list[dict[str, str]] = field(default_factory=list)  # new version failed; the last good one serves
     plugin_errors: list[dict[str, str]] = field(default_factory=list)  # spec files that failed to import
+    fallback_unit_parser: str | None = None
+    """The project's fallback unit parser: it owns only documents no domain parser accepts."""
+    fallback_documents: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -40,6 +43,8 @@ class AuditReport:
             "fallback_parser_used": self.fallback_parser_used,
             "units_without_span": self.units_without_span,
             "default_parser_documents": self.default_parser_documents,
+            "fallback_unit_parser": self.fallback_unit_parser,
+            "fallback_documents": self.fallback_documents,
         }
 
     def to_text(self) -> str:
@@ -48,7 +53,13 @@ class AuditReport:
             lines += ["spec files that failed to import (their documents keep their last good version):"]
             lines += [f"  {e['file']}: {e['message']}" for e in self.plugin_errors] + [""]
         lines += ["documents handled by each parser:"]
-        lines += [f"  {name}: {count}" for name, count in self.documents_by_parser.items()] or ["  (none)"]
+        lines += [f"  {name}: {count}{self._fallback_note(name)}" for name, count in self.documents_by_parser.items()]
+        lines += [] if self.documents_by_parser else ["  (none)"]
+        if self.fallback_unit_parser:
+            lines += ["", f"documents taken by the fallback unit parser {self.fallback_unit_parser!r} "
+                          "(no domain parser accepts them):"]
+            lines += [f"  {r['document_id']}: {r['coverage_percent']:.2f}% coverage, {r['units_total']} units"
+                      for r in self.fallback_documents] or ["  (none)"]
         lines += ["", "documents rejected with reason:"]
         lines += [f"  {r['document_id']}: [{r['status']}] {r['reason']}" for r in self.rejected] or ["  (none)"]
         if self.stale:
@@ -63,12 +74,16 @@ class AuditReport:
         for row in self.coverage:
             lines.append(f"  {row['document_id']}: {row['coverage_percent']:.2f}% "
                          f"({row['uncovered_chars']} of {row['document_chars']} chars uncovered, "
-                         f"{row['units_total']} units, parser {row['parser']}; page furniture "
+                         f"{row['units_total']} units, parser {row['parser']}{self._fallback_note(row['parser'])}; "
+                         "page furniture "
                          f"{row['furniture_chars']} chars, contents/index {row['navigation_chars']} chars)")
         if not self.coverage:
             lines.append("  (none)")
         lines += ["", f"fallback parser used: {'yes' if self.fallback_parser_used else 'no'}"]
         return "\n".join(lines)
+
+    def _fallback_note(self, parser: str) -> str:
+        return " (fallback)" if parser == self.fallback_unit_parser else ""
 
     def to_markdown(self) -> str:
         out = []
@@ -80,12 +95,13 @@ class AuditReport:
             out += [f"| {r['document_id']} | {r['stage']} | {r['reason'].replace('|', '/')} |" for r in self.stale]
             out += [""]
         out += ["| parser | documents |", "|---|---|"]
-        out += [f"| {n} | {c} |" for n, c in self.documents_by_parser.items()]
+        out += [f"| {n}{self._fallback_note(n)} | {c} |" for n, c in self.documents_by_parser.items()]
         out += ["", "| rejected document | status | reason |", "|---|---|---|"]
         out += [f"| {r['document_id']} | {r['status']} | {r['reason'].replace('|', '/')} |" for r in self.rejected]
         out += ["", "| document | parser | coverage % | units | furniture chars | contents/index chars |",
                 "|---|---|---|---|---|---|"]
-        out += [f"| {r['document_id']} | {r['parser']} | {r['coverage_percent']:.2f} | {r['units_total']} | "
+        out += [f"| {r['document_id']} | {r['parser']}{self._fallback_note(r['parser'])} | "
+                f"{r['coverage_percent']:.2f} | {r['units_total']} | "
                 f"{r['furniture_chars']} | {r['navigation_chars']} |" for r in self.coverage]
         return "\n".join(out)
 
@@ -108,8 +124,8 @@ def _excluded_chars(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[int, int]
     return out
 
 
-def build_audit_report(con: duckdb.DuckDBPyConnection) -> AuditReport:
-    """Read the audit figures from the store."""
+def build_audit_report(con: duckdb.DuckDBPyConnection, fallback_unit_parser: str | None = None) -> AuditReport:
+    """Read the audit figures from the store; documents of ``fallback_unit_parser`` are labelled as fallbacks."""
     total = con.execute("SELECT count(*) FROM documents").fetchone()[0]
     by_parser = dict(con.execute(
         "SELECT parser, count(DISTINCT document_id) FROM units WHERE active GROUP BY parser ORDER BY parser").fetchall())
@@ -136,9 +152,13 @@ def build_audit_report(con: duckdb.DuckDBPyConnection) -> AuditReport:
     for row in coverage:
         row["units_by_type"] = json.loads(row["units_by_type"] or "{}")
         row["furniture_chars"], row["navigation_chars"] = excluded.get(row["document_id"], (0, 0))
+        row["routed_as"] = "fallback" if row["parser"] == fallback_unit_parser else "domain"
+    fallback_documents = [{key: row[key] for key in ("document_id", "coverage_percent", "units_total")}
+                          for row in coverage if row["routed_as"] == "fallback"]
     default_docs = [r[0] for r in con.execute(
         "SELECT DISTINCT document_id FROM units WHERE parser = 'default' ORDER BY 1").fetchall()]
     default_chunks = con.execute("SELECT count(*) FROM chunks WHERE chunker = 'default'").fetchone()[0]
     no_span = con.execute("SELECT count(*) FROM units WHERE active AND source_start IS NULL").fetchone()[0]
     return AuditReport(total, by_parser, rejected, units_by_type, chunks, coverage,
-                       bool(default_docs or default_chunks), no_span, default_docs, stale, plugin_errors)
+                       bool(default_docs or default_chunks), no_span, default_docs, stale, plugin_errors,
+                       fallback_unit_parser, fallback_documents)

@@ -19,6 +19,8 @@ class PipelineConfig:
     chunk_parser_names: list[str] | None = None
     unit_saver_names: list[str] | None = None
     chunk_saver_names: list[str] | None = None
+    fallback_unit_parser_name: str | None = None
+    """A unit parser used only for documents no selected unit parser accepts (never competing with them)."""
 
     def names_for(self, kind: str) -> list[str] | None:
         return {

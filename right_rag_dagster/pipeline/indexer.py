@@ -215,7 +215,8 @@ class _Applied:
                                         self.document_id, merged, self.output_dir)
             self.set_state(UNITS, result.key, result.version, owner=result.owner)
             self.emit(units_asset(result.owner), "materialized", result.version, result.owner_version,
-                      {RAW_TEXT: outcome.raw.version}, _units_metadata(document, units))
+                      {RAW_TEXT: outcome.raw.version},
+                      {**_units_metadata(document, units), "routed_as": self.plugins.routed_as(result.owner)})
         for chunk_set in outcome.chunks:
             chunks = list(chunk_set.chunks)
             self.batch.replace_chunks(self.document_id, chunk_set.chunker, content.chunk_rows(
@@ -233,7 +234,8 @@ class _Applied:
             self.set_state(COVERAGE, coverage.key, coverage.key)
             c = coverage.coverage
             self.emit(COVERAGE, "materialized", coverage.key, COVERAGE_VERSION, {units_asset(result.owner): result.version},
-                      {"parser": result.owner, "coverage_percent": c.coverage_percent, "covered_chars": c.covered_chars,
+                      {"parser": result.owner, "routed_as": self.plugins.routed_as(result.owner),
+                       "coverage_percent": c.coverage_percent, "covered_chars": c.covered_chars,
                        "uncovered_chars": c.uncovered_chars, "units_total": c.units_total,
                        "units_with_source_span": c.units_with_source_span, "units_by_type": coverage.by_type})
         self.batch.clear_rejection(self.document_id)

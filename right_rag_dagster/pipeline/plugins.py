@@ -27,25 +27,35 @@ class PluginSet:
     chunkers: tuple[Selected, ...]
     unit_savers: tuple[Selected, ...]
     chunk_savers: tuple[Selected, ...]
+    fallback: Selected | None = None
+    """The unit parser for documents no unit parser accepts (``fallback_unit_parser``), if the project enables one."""
 
     @classmethod
     def for_project(cls, project: Project) -> PluginSet:
         registry = project.registry
 
-        def pick(kind: str) -> tuple[Selected, ...]:
-            return tuple(Selected(n, registry.version(kind, n), registry.create(kind, n)) for n in project.selected(kind))
+        def one(kind: str, name: str) -> Selected:
+            return Selected(name, registry.version(kind, name), registry.create(kind, name))
 
+        def pick(kind: str) -> tuple[Selected, ...]:
+            return tuple(one(kind, name) for name in project.selected(kind))
+
+        fallback = project.fallback_unit_parser()
         return cls(pick("document_loaders"), pick("unit_parsers"), pick("chunk_parsers"),
-                   pick("unit_savers"), pick("chunk_savers"))
+                   pick("unit_savers"), pick("chunk_savers"), one("unit_parsers", fallback) if fallback else None)
 
     @property
     def fingerprint(self) -> str:
         """Changes when any selected plugin is added, removed or edited: documents must then be re-checked."""
-        return stable_hash([[(s.name, s.version) for s in group] for group in
-                            (self.loaders, self.unit_parsers, self.chunkers)])[:16]
+        groups = (self.loaders, self.unit_parsers, self.chunkers) + (((self.fallback,),) if self.fallback else ())
+        return stable_hash([[(s.name, s.version) for s in group] for group in groups])[:16]
 
     def unit_parser(self, name: str) -> Selected:
-        return next(s for s in self.unit_parsers if s.name == name)
+        return next(s for s in (*self.unit_parsers, self.fallback) if s is not None and s.name == name)
+
+    def routed_as(self, parser_name: str) -> str:
+        """``fallback`` for the fallback unit parser (it owns only documents no unit parser accepts), else ``domain``."""
+        return "fallback" if self.fallback is not None and self.fallback.name == parser_name else "domain"
 
     def loader(self, name: str) -> Selected:
         return next(s for s in self.loaders if s.name == name)

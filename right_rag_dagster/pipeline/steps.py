@@ -59,9 +59,11 @@ def load_document(path: Path, document_id: str, loaders: Sequence[DocumentLoader
     return LoadOutcome(None, None, Rejection(document_id, "unsupported", reason, ()))
 
 
-def parse_document(document: Document, parsers: Sequence[UnitParser]) -> ParseOutcome:
-    """Route the document to its one parser and build the unit trees; any problem becomes a rejection."""
-    route = route_document(document, parsers)
+def parse_document(document: Document, parsers: Sequence[UnitParser],
+                   fallback: UnitParser | None = None) -> ParseOutcome:
+    """Route the document to its one parser (or the fallback, when none accepts it) and build the unit trees;
+    any problem becomes a rejection."""
+    route = route_document(document, parsers, fallback)
     if route.parser is None:
         return ParseOutcome(None, [], route.rejection)
     return parse_with(document, route.parser)

@@ -164,7 +164,8 @@ def _compute(job: DocumentJob, plugins: PluginSet, report: Report) -> DocumentOu
     assert document is not None and raw is not None
     fresh_document = document if raw.fresh else None
     report("routing", None)
-    route = route_document(document, [s.plugin for s in plugins.unit_parsers])
+    fallback = plugins.fallback
+    route = route_document(document, [s.plugin for s in plugins.unit_parsers], fallback and fallback.plugin)
     if route.parser is None:
         assert route.rejection is not None
         return DocumentOutcome(file, raw, fresh_document, failure=Failure("route", route.rejection),

@@ -46,6 +46,22 @@ def paragraphs(text: str, start: int, end: int, separator: re.Pattern[str] = _BL
     return [(s, e) for s, e in blocks if e > s]
 
 
+_LICENCE_TITLE = re.compile(r"\blicen[cs]e\b|\blegal code\b", re.I)
+
+
+def licence_title(text: str) -> str | None:
+    """The licence title (plus its version line) when one of the first three non-blank lines names a licence.
+
+    The licence parser accepts documents that have one; the parsers of other plain-text families decline them."""
+    lines = [line.strip(" \t=*-") for line in text[:2000].splitlines()]
+    lines = [line for line in lines if line]
+    for index, line in enumerate(lines[:3]):
+        if len(line) <= 80 and _LICENCE_TITLE.search(line):
+            following = lines[index + 1] if index + 1 < len(lines) else ""
+            return f"{line}, {following}" if re.match(r"^Version\b", following) else line
+    return None
+
+
 # --- roles -------------------------------------------------------------------------------------------------
 
 _HEADING_ROLES = [
@@ -216,6 +232,14 @@ def nest(items: list[tuple[int, Node]]) -> list[Node]:
     for root in roots:
         close_spans(root)
     return roots
+
+
+def leaf_roles(text: str, node: Node) -> None:
+    """A section without subsections and without a role-naming heading takes the role its text shows."""
+    for child in node.children:
+        leaf_roles(text, child)
+    if not node.children and not node.role:
+        node.role = text_role(text[node.start:node.end], legal=False)
 
 
 def close_spans(node: Node) -> None:

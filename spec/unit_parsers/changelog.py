@@ -1,7 +1,8 @@
 """Policy change logs in reStructuredText-style text (Debian's upgrading-checklist.txt and the like).
 
 Accepts a plain-text document with at least three underlined headings naming a version (``10.2. Version 4.6.2``
-over a line of ``=``). Tree: introductory sections, then one ``version`` unit per release (with its release
+over a line of ``=``) that make at least half of its underlined headings (a manual whose last chapter is a
+change log, as policy.txt, belongs to the text-manual parser). Tree: introductory sections, then one ``version`` unit per release (with its release
 date) holding one ``change`` unit per entry: a line of referenced policy sections (``2.3, 4.5 & 12.5``) or a
 topic (``perl``) followed by the indented rule change, or a ``*`` bullet in old releases.
 """
@@ -50,7 +51,9 @@ class ChangelogParser(UnitParser):
         name = Path(document.id).name.lower()
         if document.page_starts or document.metadata.get("format", "text") != "text" or "copyright" in name:
             return False
-        return sum(1 for h in _headings(document.text) if _VERSION.search(h.text)) >= MIN_VERSIONS
+        headings = _headings(document.text)
+        versions = sum(1 for h in headings if _VERSION.search(h.text))
+        return versions >= MIN_VERSIONS and versions * 2 >= len(headings)  # else a manual with a change-log part
 
     def parse_document(self, document: Document) -> Iterable[ParsedUnit]:
         text = document.text

@@ -1,10 +1,12 @@
 """Debian copyright files (``debian/copyright``, ``/usr/share/doc/<package>/copyright``).
 
 Accepts documents named ``copyright`` / ``*.copyright`` and any document whose first stanza has a ``Format:``
-field naming the machine-readable format (copyright-format 1.0 / DEP-5). Machine-readable files become one unit
-per stanza (``header_stanza``, ``files_stanza``, ``license_stanza``) with their fields as attributes: file
-patterns, copyright holders, licence short names. Free-form copyright files are rejected with the reason: their
-structure is prose, and guessing stanzas from it would invent structure.
+field naming the machine-readable format (copyright-format 1.0 / DEP-5). Machine-readable files (and files
+written in stanzas without the ``Format:`` line) become one unit per stanza (``header_stanza``,
+``files_stanza``, ``license_stanza``) with their fields as attributes: file patterns, copyright holders,
+licence short names. Free-form files become what their prose shows: the packaging note ("This package was
+debianized by ..."), then one ``copyright_notice`` per copyright statement with the licence text that follows it,
+and ``labelled_section``s (``Upstream Author:``, ``License:``), each split into its paragraphs.
 """
 
 from __future__ import annotations
@@ -25,6 +27,15 @@ _FORMAT_SPEC = re.compile(r"copyright-format|dep-?5", re.I)
 _FIELD = re.compile(r"^(?P<name>[!-9;-~]+):[ \t]*(?P<value>.*)$")
 _SEPARATOR = re.compile(r"\n(?:[ \t]*\n)+")
 _LICENSE_SPLIT = re.compile(r"\s*(?:\bor\b|\band\b|,)\s*", re.I)
+_STATEMENT = re.compile(r"^[ \t]*(?:Copyright\b|\(C\)|©)", re.I)
+_LABEL = re.compile(r"^(?P<label>[A-Z][\w ()/',-]{1,50}):[ \t]*$")
+_RULE = re.compile(r"^[ \t]*[-=*_#]{5,}[ \t]*$")
+_COMMON_LICENSES = re.compile(r"/usr/share/common-licenses/(?P<name>[\w.+-]*\w)")
+_NAMED_LICENCES = [(re.compile(p, re.I), name) for p, name in [
+    (r"GNU (?:Lesser|Library) General Public License", "LGPL"), (r"GNU General Public License", "GPL"),
+    (r"GNU Free Documentation License", "GFDL"), (r"Apache License", "Apache"), (r"Artistic License", "Artistic"),
+    (r"Mozilla Public License", "MPL"), (r"Permission is hereby granted, free of charge", "Expat"),
+    (r"Redistribution and use in source and binary forms", "BSD"), (r"public domain", "public-domain")]]
 
 
 @dataclass(frozen=True)
@@ -52,18 +63,15 @@ class DebianCopyrightParser(UnitParser):
 
     def parse_document(self, document: Document) -> Iterable[ParsedUnit]:
         text = document.text
-        format_value = _format_field(text)
-        if format_value is None:
-            opening = " ".join(text.strip().split("\n", 1)[0].split())[:60]
-            reason = ("free-form copyright file: no 'Format:' field naming copyright-format 1.0 in its first "
-                      f"stanzas (it starts with {opening!r})")
-            raise DocumentRejected(document.id, reason)
         stanzas = _stanzas(text)
+        format_value = _format_field(text)
+        if format_value is None and not _in_stanzas(stanzas):
+            return _free_form(document, self.parser_name)
         bad = sum(s.bad_lines for s in stanzas if any(k.lower() == "format" for k in s.fields) or s.fields)
         if bad > max(3, sum(len(text[s.start:s.end].splitlines()) for s in stanzas) // 10):
             raise DocumentRejected(document.id, f"{bad} lines are neither 'Field: value' nor continuation lines; "
                                                 "the file claims the machine-readable format but does not follow it")
-        header = next(i for i, s in enumerate(stanzas) if any(k.lower() == "format" for k in s.fields))
+        header = next((i for i, s in enumerate(stanzas) if any(k.lower() == "format" for k in s.fields)), 0)
         upstream = " ".join(stanzas[header].fields.get("Upstream-Name", "").split()) or Path(document.id).stem
         info = H.DocumentInfo(title=f"Debian copyright file of {upstream}", label=f"{upstream} copyright",
                               parser=self.parser_name)
@@ -121,8 +129,9 @@ def _node(text: str, stanza: _Stanza, first: bool, seen: dict[str, int]):
         attributes["copyright_holders"] = _lines(fields["copyright"])
     if stanza.bad_lines:
         attributes["unparsed_lines"] = stanza.bad_lines
-    if first and "format" in fields:
-        attributes.update(format=fields["format"].strip(), upstream_name=fields.get("upstream-name", "").strip(),
+    if first and "files" not in fields and {"format", "upstream-name", "source"} & set(fields):
+        attributes.update(format=fields.get("format", "").strip(), conforming="format" in fields,
+                          upstream_name=fields.get("upstream-name", "").strip(),
                           upstream_contact=_lines(fields.get("upstream-contact", "")),
                           source=" ".join(fields.get("source", "").split()))
         return H.Node("header", "Header stanza", stanza.start, stanza.end, "header_stanza", role="notice",
@@ -140,3 +149,73 @@ def _node(text: str, stanza: _Stanza, first: bool, seen: dict[str, int]):
                       role="licence_terms", attributes=attributes)
     topic = "Stanza: " + (", ".join(stanza.fields) or "no fields")[:60]
     return H.Node(H.unique_key(topic, seen), topic, stanza.start, stanza.end, "stanza", attributes=attributes)
+
+
+def _in_stanzas(stanzas: list[_Stanza]) -> bool:
+    """A file written in the format's stanzas without its ``Format:`` line: Files stanzas and few other lines."""
+    files = sum(1 for s in stanzas if "Files" in s.fields)
+    lines = sum(s.bad_lines for s in stanzas)
+    return files >= 1 and lines <= max(2, sum(len(s.fields) for s in stanzas) // 10)
+
+
+def _free_form(document: Document, parser: str) -> list[ParsedUnit]:
+    """Prose copyright files: a packaging note, then copyright notices and labelled sections, each by paragraph."""
+    text = document.text
+    package = Path(document.id).name.removesuffix(".copyright")
+    info = H.DocumentInfo(title=f"Debian copyright file of {package}", label=f"{package} copyright", parser=parser)
+    groups: list[list[tuple[int, int]]] = []
+    for block in H.paragraphs(text, 0, len(text)):
+        first_line = text[block[0]:text.find("\n", block[0]) if "\n" in text[block[0]:block[1]] else block[1]]
+        starts = _STATEMENT.match(first_line) or _LABEL.match(first_line.strip()) or _RULE.match(first_line)
+        after_label = groups and len(groups[-1]) == 1 and _LABEL.match(text[slice(*groups[-1][0])])  # 'Copyright:'
+        if (starts and not after_label) or not groups:
+            groups.append([block])
+        else:
+            groups[-1].append(block)
+    seen: dict[str, int] = {}
+    nodes = [_group_node(text, group, index, seen) for index, group in enumerate(groups)]
+    return [H.to_parsed(document, info, node) for node in nodes]
+
+
+def _group_node(text: str, group: list[tuple[int, int]], index: int, seen: dict[str, int]):
+    start, end = group[0][0], group[-1][1]
+    body = text[start:end]
+    first_line = body.split("\n", 1)[0].strip()
+    label = _LABEL.match(first_line)
+    holders = [" ".join(line.split()) for line in body.split("\n")
+               if _STATEMENT.match(line) and not _LABEL.match(line.strip())]
+    attributes: dict = {"conforming": False}
+    names = _licence_names(body)
+    if names:
+        attributes["license_names"] = names
+    if holders:
+        attributes["copyright_holders"] = holders[:50]
+    if label:
+        unit_type, topic = "labelled_section", label.group("label")
+    elif index == 0 and not _STATEMENT.match(first_line):
+        unit_type, topic = "packaging_note", "Packaging note"
+    elif _STATEMENT.match(first_line):
+        unit_type, topic = "copyright_notice", " ".join(first_line.split())[:80]
+    else:
+        unit_type, topic = "free_text", first_line[:60] or "Text"
+    node = H.Node(H.unique_key(topic, seen), topic, start, end, unit_type,
+                  role="notice" if unit_type != "labelled_section" else H.heading_role(topic) or "notice",
+                  attributes=attributes)
+    if len(group) > 1:
+        node.children = [_paragraph_node(text, block, ordinal) for ordinal, block in enumerate(group, start=1)]
+    return node
+
+
+def _paragraph_node(text: str, block: tuple[int, int], ordinal: int):
+    body = text[block[0]:block[1]]
+    statements = all(_STATEMENT.match(line) or not line.strip() for line in body.split("\n"))
+    unit_type = "copyright_statement" if statements else "license_text" if _licence_names(body) else "paragraph"
+    role = "notice" if statements else H.text_role(body, legal=True)
+    return H.Node(f"¶{ordinal}", f"¶{ordinal}", block[0], block[1], unit_type, role=role)
+
+
+def _licence_names(body: str) -> list[str]:
+    """Licences a prose notice names: ``/usr/share/common-licenses/GPL-2`` references, then well-known phrases."""
+    names = [m.group("name") for m in _COMMON_LICENSES.finditer(body)]
+    names += [name for pattern, name in _NAMED_LICENCES if pattern.search(body)]
+    return list(dict.fromkeys(names))

@@ -21,7 +21,6 @@ from right_rag_dagster.errors import DocumentRejected
 H = load_helper(__file__, "_shared.py")
 
 MIN_SECTIONS = 3
-_TITLE = re.compile(r"\blicen[cs]e\b|\blegal code\b", re.I)
 _HEADING = re.compile(
     r"^(?P<lead>[ \t*]{0,8})(?P<num>\d{1,2}(?:\.\d{1,2}){0,2})(?P<dot>\.?)[ \t]+(?P<rest>\S.*?)[ \t*]*$")
 _TERMS = re.compile(r"^[ \t]*TERMS AND CONDITIONS\b.*$", re.M)
@@ -57,11 +56,11 @@ class LicenceParser(UnitParser):
             return False
         if _is_copyright_file_name(document.id):
             return False
-        return _title_lines(document.text) is not None
+        return H.licence_title(document.text) is not None
 
     def parse_document(self, document: Document) -> Iterable[ParsedUnit]:
         text = document.text
-        title = _title_lines(text)
+        title = H.licence_title(text)
         if title is None:
             raise DocumentRejected(document.id, "no licence title (a line naming a License) in the first lines")
         terms_end_match = _END_TERMS.search(text)
@@ -91,15 +90,6 @@ def _is_copyright_file_name(document_id: str) -> bool:
     return name == "copyright" or name.endswith(".copyright")
 
 
-def _title_lines(text: str) -> str | None:
-    """The licence title (plus its version line) when one of the first three non-blank lines names a licence."""
-    lines = [line.strip(" \t=*-") for line in text[:2000].splitlines()]
-    lines = [line for line in lines if line]
-    for index, line in enumerate(lines[:3]):
-        if len(line) <= 80 and _TITLE.search(line):
-            following = lines[index + 1] if index + 1 < len(lines) else ""
-            return f"{line}, {following}" if re.match(r"^Version\b", following) else line
-    return None
 
 
 def _numbered_headings(text: str, scan_end: int) -> list[_Heading]:

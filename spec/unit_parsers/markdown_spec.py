@@ -1,7 +1,8 @@
 """Specifications exported to Markdown (HTML/DOCX through Docling, or .md files) with numbered headings.
 
-Accepts a Markdown document with at least three numbered ATX headings (``## 4. File syntax``,
-``### 4.1. Single-line values``). Tree: front matter (title, version, notices, abstract), the table of contents
+Accepts a Markdown document with ATX headings. Sections come from its numbered headings (``## 4. File syntax``,
+``### 4.1. Single-line values``, ``# Chapter 2. Menu Structure``) when it has at least three, else from all
+headings after the title by their level (``## Overview`` > ``### Ruby packages``). Tree: front matter (title, version, notices, abstract), the table of contents
 (a list of links to anchors, a ``navigation`` unit), then sections nested by their numbering. Subsections of a
 section titled ``Fields`` are ``field_definition`` units whose ``defined_term`` is the field name.
 """
@@ -21,7 +22,7 @@ H = load_helper(__file__, "_shared.py")
 
 MIN_SECTIONS = 3
 _HEADING = re.compile(r"^(?P<hashes>#{1,6})[ \t]+(?P<text>\S.*?)[ \t#]*$", re.M)
-_NUMBERED = re.compile(r"^(?P<num>\d+(?:\.\d+)*)\.?[ \t]+(?P<title>\S.*)$")
+_NUMBERED = re.compile(r"^(?:(?:Chapter|Appendix)[ \t\u00a0]+)?(?P<num>\d+(?:\.\d+)*)\.?[ \t\u00a0]+(?P<title>\S.*)$")
 _TOC_LINE = re.compile(r"^[ \t]*[-*+][ \t]+\[.*\]\(#[^)]*\)")
 _TOC_TITLE = re.compile(r"^\W*(table of contents|contents)\W*$", re.I)
 _FIELDS = re.compile(r"^fields?$", re.I)
@@ -35,7 +36,7 @@ def _plain(markdown: str) -> str:
 
 
 class MarkdownSpecParser(UnitParser):
-    """Numbered Markdown specifications; rejects Markdown without numbered headings."""
+    """Markdown specifications, by numbered headings or else by heading level; rejects Markdown with too few."""
 
     @property
     def parser_name(self) -> str:
@@ -52,7 +53,9 @@ class MarkdownSpecParser(UnitParser):
         numbered = [(m, _NUMBERED.match(_plain(m.group("text")))) for m in headings]
         numbered = [(m, n) for m, n in numbered if n]
         if len(numbered) < MIN_SECTIONS:
-            raise DocumentRejected(document.id, f"Markdown with {len(numbered)} numbered headings (need "
+            numbered = _by_level(headings[1:])
+        if len(numbered) < MIN_SECTIONS:
+            raise DocumentRejected(document.id, f"Markdown with {len(numbered)} headings after its title (need "
                                                 f"{MIN_SECTIONS}, like '## 1. Introduction'); no section structure")
         title = _plain(headings[0].group("text"))
         version = _VERSION.search(text, 0, numbered[0][0].start())
@@ -60,6 +63,21 @@ class MarkdownSpecParser(UnitParser):
                               parser=self.parser_name)
         nodes = _front_matter(text, numbered[0][0].start()) + _sections(text, numbered)
         return [H.to_parsed(document, info, node) for node in nodes]
+
+
+def _by_level(headings: list[re.Match[str]]) -> list[tuple[re.Match[str], re.Match[str]]]:
+    """Unnumbered headings numbered by their level and order (``## Overview`` 1, ``### Ruby packages`` 6.1), so they
+    nest like numbered ones; the section topics keep the heading's own text."""
+    top = min((len(m.group("hashes")) for m in headings), default=1)
+    counters: list[int] = []
+    out = []
+    for match in headings:
+        depth = len(match.group("hashes")) - top + 1
+        counters = (counters + [0] * depth)[:depth]
+        counters[-1] += 1
+        numbering = ".".join(str(n) for n in counters)
+        out.append((match, _NUMBERED.match(f"{numbering} {_plain(match.group('text'))}")))
+    return out
 
 
 def _front_matter(text: str, end: int) -> list:
@@ -90,6 +108,7 @@ def _sections(text: str, numbered: list) -> list:
     items: list[tuple[int, object]] = []
     titles: dict[str, str] = {}
     ends = [m.start() for m, _ in numbered[1:]] + [len(text)]
+    seen: dict[str, int] = {}
     for (match, number), region_end in zip(numbered, ends):
         numbering, title = number.group("num"), number.group("title").strip()
         titles[numbering] = title
@@ -98,20 +117,17 @@ def _sections(text: str, numbered: list) -> list:
         unit_type = "field_definition" if field else {1: "section", 2: "subsection"}.get(depth, "subsubsection")
         start, end = H.trim(text, match.start(), region_end)
         attributes = {"numbering": numbering, "heading": text[match.start():match.end()].strip()}
+        key, topic = numbering, f"{numbering}. {title}"
+        if _NUMBERED.match(_plain(match.group("text"))) is None:  # numbered by _by_level: the text has none
+            key, topic = H.unique_key(title, seen), title
+            del attributes["numbering"]
         if field:
             attributes["defined_term"] = title
         role = "definition" if field else H.heading_role(title)
-        node = H.Node(numbering, f"{numbering}. {title}", start, end, unit_type, role=role, attributes=attributes)
+        node = H.Node(key, topic, start, end, unit_type, role=role, attributes=attributes)
         items.append((depth, node))
     roots = H.nest(items)
     for root in roots:
-        _leaf_roles(text, root)
+        H.leaf_roles(text, root)
     return roots
 
-
-def _leaf_roles(text: str, node) -> None:
-    """A section without subsections and without a role-naming heading takes the role its text shows."""
-    for child in node.children:
-        _leaf_roles(text, child)
-    if not node.children and not node.role:
-        node.role = H.text_role(text[node.start:node.end], legal=False)

@@ -44,7 +44,7 @@ def test_discovery_is_recursive_and_keeps_source_file_and_builtins(tmp_path, wri
     write_plugin(spec, "unit_parsers", "thai/orders/order.py", parser_source("thai-order"))
     registry = build_registry(spec)
     assert registry.errors == []
-    assert registry.names("unit_parsers") == ["acts", "default", "thai-order"]
+    assert registry.names("unit_parsers") == ["acts", "default", "generic", "thai-order"]
     info = registry.info("unit_parsers", "thai-order")
     assert Path(info.source_file) == spec / "unit_parsers" / "thai" / "orders" / "order.py"
     assert not info.builtin and registry.info("unit_parsers", "default").builtin
@@ -59,7 +59,7 @@ def test_a_broken_plugin_file_is_reported_by_name_and_the_others_still_load(tmp_
     write_plugin(spec, "unit_parsers", "raises.py", "import not_a_real_module_xyz\n")
     write_plugin(spec, "unit_parsers", "zz_after.py", parser_source("after", cls="After"))
     registry = build_registry(spec)
-    assert registry.names("unit_parsers") == ["after", "default", "good"]
+    assert registry.names("unit_parsers") == ["after", "default", "generic", "good"]
     errors = errors_by_file(registry)
     assert set(errors) == {"syntax_error.py", "raises.py"}
     assert errors["syntax_error.py"].startswith("import failed: SyntaxError")
@@ -97,7 +97,7 @@ def test_abstract_bases_helpers_and_imported_classes_are_not_plugins(tmp_path, w
     ''')
     registry = build_registry(spec)
     assert registry.errors == []
-    assert registry.names("unit_parsers") == ["default"]
+    assert registry.names("unit_parsers") == ["default", "generic"]
     assert registry.info("unit_parsers", "default").builtin
 
 
@@ -132,7 +132,7 @@ def test_name_resolution_none_all_empty_none_unknown_lists_available(tmp_path, w
     with pytest.raises(ConfigError) as caught:
         registry.resolve_names("unit_parsers", ["acts", "thai-order"])
     assert "'thai-order'" in str(caught.value)
-    assert "available: acts, default, orders" in str(caught.value)
+    assert "available: acts, default, generic, orders" in str(caught.value)
 
 
 def test_defaults_are_selected_only_while_no_user_plugin_of_that_kind_exists(tmp_path, write_plugin):
@@ -181,7 +181,7 @@ def test_right_rag_style_properties_map_names_to_instances(tmp_path, write_plugi
     write_plugin(spec, "unit_parsers", "a.py", parser_source("acts"))
     registry = build_registry(spec)
     parsers = registry.unit_parsers
-    assert sorted(parsers) == ["acts", "default"]
+    assert sorted(parsers) == ["acts", "default", "generic"]
     assert isinstance(parsers["acts"], UnitParser)
     assert parsers["acts"] is registry.create("unit_parsers", "acts")
     assert sorted(registry.chunk_savers) == ["default"]
@@ -190,7 +190,7 @@ def test_right_rag_style_properties_map_names_to_instances(tmp_path, write_plugi
 def test_missing_spec_folder_gives_only_builtins(tmp_path):
     registry = build_registry(tmp_path / "nowhere")
     assert registry.errors == []
-    assert registry.names("unit_parsers") == ["default"]
+    assert registry.names("unit_parsers") == ["default", "generic"]
     assert build_registry(None).names("unit_savers") == ["default"]
     assert build_registry(tmp_path, include_builtins=False).names("unit_parsers") == []
 

@@ -64,3 +64,31 @@ def test_an_exception_in_acceptance_fails_naming_the_parser_and_the_error():
     rejection = route.rejection
     assert (rejection.status, rejection.parser_names) == (FAILED, ("broken",))
     assert rejection.reason == "broken.parser_can_handle_document raised KeyError: 'no title line'"
+
+
+GENERIC = Accepts("generic", "")  # accepts every document, as the generic fallback does
+
+
+def test_the_fallback_takes_a_document_no_parser_accepts():
+    route = route_document(DOC, [MANUAL], fallback=GENERIC)
+    assert route.parser is GENERIC and route.fallback and route.rejection is None
+
+
+def test_the_fallback_is_not_asked_when_one_parser_accepts():
+    route = route_document(DOC, [MANUAL, ORDER], fallback=Accepts("broken", "!"))
+    assert route.parser is ORDER and not route.fallback
+
+
+def test_the_fallback_never_resolves_an_ambiguity():
+    route = route_document(DOC, [ACT, ORDER], fallback=GENERIC)
+    assert route.parser is None and route.rejection.status == AMBIGUOUS and not route.fallback
+
+
+def test_a_declining_fallback_leaves_the_document_unsupported_and_says_so():
+    rejection = route_document(DOC, [MANUAL], fallback=Accepts("picky", "Chapter")).rejection
+    assert rejection.status == UNSUPPORTED and "the fallback 'picky' declined it too" in rejection.reason
+
+
+def test_an_exception_in_the_fallback_fails_naming_it():
+    rejection = route_document(DOC, [MANUAL], fallback=Accepts("broken", "!")).rejection
+    assert (rejection.status, rejection.parser_names) == (FAILED, ("broken",))

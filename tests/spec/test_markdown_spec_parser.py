@@ -35,6 +35,6 @@ def test_rejects_markdown_without_numbered_headings(spec_registry) -> None:
     parser = spec_registry.create("unit_parsers", "markdown-spec")
     notes = Document("notes.md", "# Notes\n\n## Shopping\n\nmilk\n\n## Ideas\n\nnone yet\n")
     assert parser.parser_can_handle_document(notes)
-    with pytest.raises(DocumentRejected, match="numbered headings"):
+    with pytest.raises(DocumentRejected, match="2 headings after its title"):
         list(parser.parse_document(notes))
     assert not parser.parser_can_handle_document(Document("plain.txt", "## 1. Looks like Markdown\n"))

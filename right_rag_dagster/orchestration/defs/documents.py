@@ -47,16 +47,19 @@ class PluginAssetSpec:
     name: str
     version: str
     source_file: str
+    fallback: bool = False
 
 
 def plugin_specs(project: Project) -> tuple[list[PluginAssetSpec], list[PluginAssetSpec], PluginAssetSpec]:
     """The unit parsers, chunk parsers and combined loader spec this project's pipeline selects."""
     registry = project.registry
-    def spec(kind: str, name: str) -> PluginAssetSpec:
+    def spec(kind: str, name: str, fallback: bool = False) -> PluginAssetSpec:
         info = registry.info(kind, name)
-        return PluginAssetSpec(kind, name, info.version, info.source_file)
+        return PluginAssetSpec(kind, name, info.version, info.source_file, fallback)
 
+    fallback = project.fallback_unit_parser()
     parsers = [spec("unit_parsers", n) for n in project.selected("unit_parsers")]
+    parsers += [spec("unit_parsers", fallback, fallback=True)] if fallback else []
     chunkers = [spec("chunk_parsers", n) for n in project.selected("chunk_parsers")]
     loaders = [spec("document_loaders", n) for n in project.selected("document_loaders")]
     loader = PluginAssetSpec("document_loaders", ",".join(l.name for l in loaders),
@@ -91,8 +94,10 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
                      metadata={"loader": loader.name, "source_file": loader.source_file}),
         *[dg.AssetSpec(units_key(p.name), deps=[RAW_TEXT_KEY], group_name="units", kinds={"duckdb", "python"},
                        code_version=p.version, partitions_def=DOCUMENTS_PARTITIONS, skippable=True,
-                       description=f"Unit tree from unit parser `{p.name}` for the documents it owns.",
-                       metadata={"parser": p.name, "source_file": p.source_file}) for p in parsers],
+                       description=f"Unit tree from unit parser `{p.name}` for the documents it owns"
+                                   + (" (the fallback: documents no domain parser accepts)." if p.fallback else "."),
+                       metadata={"parser": p.name, "source_file": p.source_file,
+                                 "routed_as": "fallback" if p.fallback else "domain"}) for p in parsers],
         *[dg.AssetSpec(chunks_key(c.name), deps=unit_keys, group_name="chunks", kinds={"duckdb", "python"},
                        code_version=c.version, partitions_def=DOCUMENTS_PARTITIONS, skippable=True,
                        description=f"Chunks cut inside units by chunk parser `{c.name}`, with spans and pages.",

@@ -63,6 +63,8 @@ def materialize_audit_report(right_rag: RightRagProject) -> dg.MaterializeResult
             "units_by_type": dg.MetadataValue.json(report.units_by_type),
             "chunks_by_type": dg.MetadataValue.json(report.chunks_by_type),
             "fallback_parser_used": report.fallback_parser_used,
+            "fallback_unit_parser": report.fallback_unit_parser or "none",
+            "fallback_documents": dg.MetadataValue.json(report.fallback_documents),
             "min_coverage_percent": min((r["coverage_percent"] for r in report.coverage), default=0.0),
             "report": dg.MetadataValue.md(report.to_markdown()),
         },
@@ -101,4 +103,4 @@ def read_report(right_rag: RightRagProject) -> AuditReport:
     if not store.exists():
         store.ensure()
     with store.read() as con:
-        return build_audit_report(con)
+        return build_audit_report(con, right_rag.get_project().pipeline.fallback_unit_parser_name)

@@ -1,0 +1,235 @@
+"""The generic structure parser: the fallback for documents that no domain parser of a project accepts.
+
+Never selected by default and never routed to beside the domain parsers: a project enables it with
+``[right-rag.pipeline] fallback_unit_parser = "generic"`` and it then takes only the documents every domain
+parser declines. It reads the structure the text shows without knowing the family: headings (Markdown ``#``,
+underlined, numbered ``2.1.``, ``Chapter 3``, short capitalised or ``Label:`` lines) nest in the order their
+styles first appear; inside a section, each blank-line separated block is a ``stanza`` (``Field: value``
+lines), a ``definition`` (a term line over an indented body) or a ``paragraph``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from right_rag_dagster.core.interfaces import UnitParser
+from right_rag_dagster.core.model import Document, ParsedUnit
+
+MAX_HEADING = 100
+_ATX = re.compile(r"^(#{1,6})[ \t]+(\S.*?)[ \t#]*$")
+_UNDERLINE = re.compile(r"^([=\-~^*#+])\1{2,}$")
+_NUMBERED = re.compile(r"^(?P<prefix>(?:Chapter|CHAPTER|Part|PART|Appendix|APPENDIX)[ \t\u00a0]+)?"
+                       r"(?P<num>\d{1,3}(?:\.\d{1,3}){0,4})\.?[ \t\u00a0]+(?P<title>[A-Z/\"'“(`].*)$")
+_LABEL = re.compile(r"^[A-Z][\w ()/,'-]{0,50}:$")
+_CAPS = re.compile(r"^[A-Z][A-Z0-9 ,&'/()-]{3,60}$")
+_FIELD = re.compile(r"^[A-Za-z][\w-]{0,40}:(?:[ \t]|$)")
+_BLANK_RUN = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
+
+
+@dataclass(frozen=True)
+class Heading:
+    """A heading: its span (underline included), title, numbering, and style (styles decide the depth)."""
+
+    start: int
+    end: int
+    title: str
+    style: str
+    numbering: str | None = None
+
+
+@dataclass
+class _Section:
+    heading: Heading
+    level: int
+    region_end: int
+    children: list[_Section] = field(default_factory=list)
+
+
+class GenericUnitParser(UnitParser):
+    """Headings, numbered sections, definition lists, stanzas and paragraphs of any text: a fallback only."""
+
+    selected_by_default = False
+
+    @property
+    def parser_name(self) -> str:
+        return "generic"
+
+    def parser_can_handle_document(self, document: Document) -> bool:
+        return bool(document.text.strip())
+
+    def parse_document(self, document: Document) -> Iterable[ParsedUnit]:
+        text = document.text
+        headings = find_headings(text)
+        title = _document_title(document, text, headings)
+        build = _Builder(document, title, self.parser_name)
+        front_end = headings[0].start if headings else len(text)
+        if not headings:
+            return build.blocks(0, front_end, ())
+        units = []
+        front = _trim(text, 0, front_end)
+        if front[1] > front[0]:
+            units.append(build.unit("front matter", "Front matter", front, "front_matter", (),
+                                    build.blocks(*front, ("Front matter",))))
+        return _unique_keys(units + [build.section(section, ()) for section in _nest(headings, len(text))])
+
+
+def find_headings(text: str) -> list[Heading]:
+    """Heading lines in document order (a numbered heading must follow the previous one in outline order)."""
+    lines = _lines(text)
+    found: list[Heading] = []
+    previous_number: tuple[int, ...] | None = None
+    for index, (start, end) in enumerate(lines):
+        line = text[start:end]
+        stripped = line.strip()
+        above = text[slice(*lines[index - 1])].strip() if index else ""
+        below = text[slice(*lines[index + 1])].strip() if index + 1 < len(lines) else ""
+        if not stripped or len(stripped) > MAX_HEADING or _UNDERLINE.match(stripped):
+            continue
+        atx = _ATX.match(line)
+        numbered = _NUMBERED.match(stripped)
+        if atx:
+            found.append(Heading(start, end, atx.group(2), f"atx{len(atx.group(1))}"))
+        elif _UNDERLINE.match(below) and len(below) >= max(3, len(stripped) - 2) and not above:
+            number = _NUMBERED.match(stripped)
+            found.append(Heading(start + len(line) - len(line.lstrip()), lines[index + 1][1], stripped,
+                                 f"underline{below[0]}", number.group("num") if number else None))
+        elif above or below:
+            continue  # the remaining styles stand alone between blank lines (or open with a label)
+        elif numbered and (numbered.group("prefix") or line == stripped) and not stripped.endswith((",", ";")):
+            numbers = tuple(int(part) for part in numbered.group("num").split("."))
+            if _follows(previous_number, numbers):
+                previous_number = numbers
+                found.append(Heading(start + len(line) - len(line.lstrip()), end, stripped, f"num{len(numbers)}",
+                                     numbered.group("num")))
+        elif line == stripped and (_LABEL.match(stripped) or _CAPS.match(stripped) and " " in stripped):
+            found.append(Heading(start, end, stripped.rstrip(":"), "label" if stripped.endswith(":") else "caps"))
+    return found
+
+
+def _follows(previous: tuple[int, ...] | None, numbers: tuple[int, ...]) -> bool:
+    """Outline order: a first child, a next sibling or uncle, or a restart at 1 (a new part or appendix)."""
+    if numbers in ((0,), (1,)) or previous is None:
+        return len(numbers) == 1
+    if numbers in (previous + (1,), previous + (0,)):
+        return True
+    return any(numbers == previous[:depth] + (previous[depth] + 1,) for depth in range(len(previous)))
+
+
+def _nest(headings: list[Heading], text_end: int) -> list[_Section]:
+    levels = {style: rank for rank, style in enumerate(dict.fromkeys(h.style for h in headings), start=1)}
+    numbered_levels = sorted(levels[h.style] for h in headings if h.numbering)
+    roots: list[_Section] = []
+    stack: list[_Section] = []
+    ends = [h.start for h in headings[1:]] + [text_end]
+    for heading, region_end in zip(headings, ends):
+        level = levels[heading.style]
+        if heading.numbering and numbered_levels:  # numbered headings nest by their numbering
+            level = numbered_levels[0] + heading.numbering.count(".")
+        section = _Section(heading, level, region_end)
+        while stack and stack[-1].level >= level:
+            stack.pop()
+        (stack[-1].children if stack else roots).append(section)
+        stack.append(section)
+    return roots
+
+
+class _Builder:
+    """Turns sections and blocks into ``ParsedUnit`` trees with exact, trimmed spans."""
+
+    def __init__(self, document: Document, title: str, parser: str) -> None:
+        self.text, self.title, self.parser = document.text, title, parser
+
+    def unit(self, key: str, topic: str, span: tuple[int, int], unit_type: str, parent: tuple[str, ...],
+             children: list[ParsedUnit], **attributes: object) -> ParsedUnit:
+        start, end = span
+        if children:
+            start, end = min(start, children[0].source_start), max(end, children[-1].source_end)
+        return ParsedUnit(
+            topic=topic, key=key, fulltext=self.text[start:end], source_start=start, source_end=end,
+            temporal_topic=f"{self.title} {topic}",
+            attributes={"unit_type": unit_type, "hierarchy": [*parent, topic], "document_title": self.title,
+                        "document_label": self.title, **{k: v for k, v in attributes.items() if v}},
+            metadata={"parser": self.parser}, subunits=_unique_keys(children))
+
+    def section(self, section: _Section, parent: tuple[str, ...]) -> ParsedUnit:
+        heading = section.heading
+        path = (*parent, heading.title)
+        body_end = section.children[0].heading.start if section.children else section.region_end
+        own = self.blocks(heading.end, body_end, path)
+        children = (own if len(own) > 1 or any(u.attributes["unit_type"] != "paragraph" for u in own) else [])
+        children += [self.section(child, path) for child in section.children]
+        span = _trim(self.text, heading.start, body_end if children or not own else own[-1].source_end)
+        unit_type = "section" if heading.style != "label" else "labelled_section"
+        return self.unit(heading.numbering or heading.title[:80], heading.title, span, unit_type, parent, children,
+                         heading=heading.title, numbering=heading.numbering)
+
+    def blocks(self, start: int, end: int, parent: tuple[str, ...]) -> list[ParsedUnit]:
+        units = []
+        for ordinal, (block_start, block_end) in enumerate(_paragraphs(self.text, start, end), start=1):
+            block = self.text[block_start:block_end]
+            kind, term = _classify(self.text, block_start, block)
+            label = parent[-1] if parent else self.title
+            topic = term if term else f"{label} ¶{ordinal}"
+            units.append(self.unit(f"¶{ordinal}", topic, (block_start, block_end), kind, parent, [],
+                                   defined_term=term if kind == "definition" else None))
+        return units
+
+
+def _unique_keys(units: list[ParsedUnit]) -> list[ParsedUnit]:
+    """Sibling keys made unique: the second 'Purpose' becomes 'Purpose #2'."""
+    seen: dict[str, int] = {}
+    out = []
+    for unit in units:
+        seen[unit.key] = seen.get(unit.key, 0) + 1
+        out.append(unit if seen[unit.key] == 1 else replace(unit, key=f"{unit.key} #{seen[unit.key]}"))
+    return out
+
+
+def _classify(text: str, start: int, block: str) -> tuple[str, str | None]:
+    """``stanza`` (Field: value lines), ``definition`` (term line over an indented body) or ``paragraph``."""
+    lines = block.split("\n")
+    fields = [line for line in lines if _FIELD.match(line)]
+    if len(fields) >= 2 and all(_FIELD.match(line) or line[:1] in (" ", "\t") for line in lines):
+        return "stanza", fields[0].split(":", 1)[0]
+    first_indent = start - (text.rfind("\n", 0, start) + 1)
+    rest = [line for line in lines[1:] if line.strip()]
+    if rest and len(lines[0]) <= 80 and all(len(line) - len(line.lstrip()) >= first_indent + 2 for line in rest):
+        return "definition", lines[0].strip().rstrip(":")
+    return "paragraph", None
+
+
+def _document_title(document: Document, text: str, headings: list[Heading]) -> str:
+    first_line = next((line.strip() for line in text[:4000].splitlines() if line.strip()), "")
+    if headings and not text[:headings[0].start].strip():
+        return headings[0].title
+    return first_line if 0 < len(first_line) <= MAX_HEADING else Path(document.id).name
+
+
+def _lines(text: str) -> list[tuple[int, int]]:
+    spans, position = [], 0
+    while position <= len(text):
+        newline = text.find("\n", position)
+        stop = len(text) if newline < 0 else newline
+        spans.append((position, stop))
+        position = stop + 1
+    return spans
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _paragraphs(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    blocks, position = [], start
+    for match in _BLANK_RUN.finditer(text, start, end):
+        blocks.append(_trim(text, position, match.start()))
+        position = match.end()
+    blocks.append(_trim(text, position, end))
+    return [(s, e) for s, e in blocks if e > s]

@@ -1,0 +1,197 @@
+"""Policy manuals, sub-policies and specifications as plain text (policy.txt, menu-policy.txt, fhs-3.0.txt, ...).
+
+The plain-text renderings of the family the manual parser reads as PDFs: Sphinx text builds (numbered titles
+over a line of ``*``, ``=`` or ``-``), DocBook text dumps (``2.1. Title`` alone at the left margin, centred
+``Chapter 1. Title``) and specifications with underlined headings only (``Overview`` over ``-----``).
+Accepts plain text with at least five numbered headings in outline order, or three underlined headings, that
+is neither a licence (a licence title in its first lines) nor a change log (most headings name a version).
+Tree: front matter, the table of contents (``navigation``), then chapter > section > subsection by numbering.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from right_rag_dagster.core.interfaces import UnitParser
+from right_rag_dagster.core.model import Document, ParsedUnit
+from right_rag_dagster.core.registry import load_helper
+from right_rag_dagster.errors import DocumentRejected
+
+H = load_helper(__file__, "_shared.py")
+
+MIN_NUMBERED = 3
+MAX_LEAD = 2  # DocBook text dumps indent body text by 3 and section headings by 0 to 2
+MIN_UNDERLINED = 3
+_LEVEL_TYPES = {1: "chapter", 2: "section", 3: "subsection"}
+_SPACE = r"[ \t\u00a0]+"
+_NUMBERED = re.compile(rf"^(?P<prefix>(?:Chapter|CHAPTER|Appendix|APPENDIX){_SPACE})?(?P<num>\d{{1,3}}(?:\.\d{{1,3}})*)"
+                       rf"\.?{_SPACE}(?P<title>[A-Z/\"'“(`].*)$")
+_UNDERLINE = re.compile(r"^([=*\-~^#+])\1{2,}$")
+_VERSION_HEADING = re.compile(r"\bVersion\s+\d+(?:\.\d+)+", re.I)
+_VERSION = re.compile(r"\b(?:[Vv]ersion|Release|Revision)\s+\d[\w.]*\w")
+_CONTENTS = re.compile(r"^(?:Table of Contents|TABLE OF CONTENTS|Contents|CONTENTS)$")
+_TOC_ENTRY = re.compile(rf"^(?:[*\-+]{_SPACE})?(?:(?:Chapter|Appendix){_SPACE})?\d+(?:\.\d+)*\.?{_SPACE}\S")
+
+
+@dataclass(frozen=True)
+class _Heading:
+    """A heading: span of its lines (underline included), title, numbering (None when unnumbered), underline mark."""
+
+    start: int
+    end: int
+    title: str
+    numbering: str | None
+    mark: str | None
+
+
+class TextManualParser(UnitParser):
+    """Numbered or underlined plain-text manuals and specifications; declines licences and change logs."""
+
+    @property
+    def parser_name(self) -> str:
+        return "text-manual"
+
+    def parser_can_handle_document(self, document: Document) -> bool:
+        if document.page_starts or document.metadata.get("format", "text") != "text":
+            return False
+        name = Path(document.id).name.lower()
+        if name == "copyright" or name.endswith((".copyright", ".md", ".markdown")):
+            return False
+        return H.licence_title(document.text) is None and _structure_problem(_headings(document.text)) is None
+
+    def parse_document(self, document: Document) -> Iterable[ParsedUnit]:
+        text = document.text
+        headings = _headings(text)
+        problem = _structure_problem(headings)
+        if problem:
+            raise DocumentRejected(document.id, problem)
+        title_heading = headings[0] if headings[0].numbering is None and not text[:headings[0].start].strip() else None
+        body = [h for h in headings if h is not title_heading]
+        title = title_heading.title if title_heading else _first_line(text)
+        version = _VERSION.search(text, 0, body[0].start)
+        info = H.DocumentInfo(title=title, label=f"{title}, {version.group(0)}" if version else title,
+                              parser=self.parser_name)
+        nodes = _front_matter(text, body[0].start, title, title_heading)
+        nodes += _sections(text, body)
+        return [H.to_parsed(document, info, node) for node in nodes]
+
+
+def _headings(text: str) -> list[_Heading]:
+    """Underlined lines, else numbered lines standing alone; numbered ones must follow in outline order."""
+    underlined = _candidates(text, standalone=False)
+    if sum(1 for h in underlined if h.numbering) >= MIN_NUMBERED or not any(h.numbering for h in underlined):
+        standalone = [] if any(h.numbering for h in underlined) else _candidates(text, standalone=True)
+        if sum(1 for h in standalone if h.numbering) > sum(1 for h in underlined if h.numbering):
+            return standalone
+    return underlined
+
+
+def _candidates(text: str, standalone: bool) -> list[_Heading]:
+    """Underlined headings (``standalone=False``) or numbered lines between blank lines (``True``), in order."""
+    lines = H.line_spans(text)
+    found: list[_Heading] = []
+    previous: tuple[int, ...] | None = None
+    for index, (start, end) in enumerate(lines):
+        line = text[start:end]
+        stripped = line.strip()
+        if not stripped or len(stripped) > 200 or _UNDERLINE.match(stripped):
+            continue
+        above = text[slice(*lines[index - 1])].strip() if index else ""
+        below = text[slice(*lines[index + 1])].strip() if index + 1 < len(lines) else ""
+        lead = len(line) - len(line.lstrip())
+        numbered = _NUMBERED.match(stripped)
+        if standalone:
+            ok = not above and not below and numbered is not None and (
+                lead <= MAX_LEAD or numbered.group("prefix") is not None)
+        else:
+            ok = underlined = bool(_UNDERLINE.match(below)) and len(below) >= len(stripped) - 2 and not above
+        if not ok:
+            continue
+        end = end if standalone else lines[index + 1][1]
+        if numbered:
+            numbers = H.numbering_tuple(numbered.group("num"))
+            restart = not standalone and numbers == (1,)  # appendices numbered again from 1 (Sphinx)
+            if not (H.is_next_number(previous, numbers) or restart):
+                continue
+            previous = numbers
+            title = " ".join(f"{numbered.group('num')}. {numbered.group('title')}".split())
+            found.append(_Heading(start + lead, end, title, numbered.group("num"), None if standalone else below[0]))
+        elif not standalone:
+            found.append(_Heading(start + lead, end, " ".join(stripped.split()), None, below[0]))
+    return found
+
+
+def _structure_problem(headings: list[_Heading]) -> str | None:
+    """Why the headings do not make a manual (too few, or a change log's version headings), else None."""
+    numbered = sum(1 for h in headings if h.numbering)
+    underlined = sum(1 for h in headings if h.mark)
+    versions = sum(1 for h in headings if _VERSION_HEADING.search(h.title))
+    if versions >= MIN_UNDERLINED and versions * 2 >= len(headings):
+        return f"{versions} of {len(headings)} headings name a version: a change log, not a manual"
+    if numbered < MIN_NUMBERED and underlined < MIN_UNDERLINED:
+        return (f"plain text with {numbered} numbered and {underlined} underlined headings (need {MIN_NUMBERED} "
+                f"numbered headings in outline order, like '2.1. Title', or {MIN_UNDERLINED} underlined ones)")
+    return None
+
+
+def _first_line(text: str) -> str:
+    return next((" ".join(line.split()) for line in text.splitlines() if line.strip()), "")[:120]
+
+
+def _front_matter(text: str, end: int, title: str, title_heading: _Heading | None) -> list:
+    """Title and notices, then the table of contents (a run of numbered entries) as a navigation unit."""
+    blocks = H.paragraphs(text, 0, end)
+    toc = [i for i, (s, e) in enumerate(blocks) if _is_toc_block(text[s:e])]
+    regions = []
+    if toc:
+        first, last = toc[0], toc[-1]
+        if first and _CONTENTS.match(text[slice(*blocks[first - 1])].strip()):
+            first -= 1
+        regions = [("front matter", title, 0, blocks[first][0], "front_matter", "notice"),
+                   ("contents", "Contents", blocks[first][0], blocks[last][1], "table_of_contents", "navigation"),
+                   ("after contents", "Front matter (after contents)", blocks[last][1], end, "front_matter", None)]
+    else:
+        regions = [("front matter", title, 0, end, "front_matter", "notice")]
+    nodes = []
+    for key, topic, start, stop, unit_type, role in regions:
+        start, stop = H.trim(text, start, stop)
+        if stop > start:
+            nodes.append(H.Node(key, topic, start, stop, unit_type, role=role, attributes={"heading": topic}))
+    if title_heading and nodes and nodes[0].key == "front matter":
+        nodes[0].unit_type, nodes[0].attributes["heading"] = "title", title_heading.title
+    return nodes
+
+
+def _is_toc_block(block: str) -> bool:
+    """A block of contents entries ('* 1.1. Scope', '2.1. Preferred menu structure'), or the contents title."""
+    lines = [line.strip() for line in block.splitlines() if line.strip()]
+    if len(lines) == 1 and _CONTENTS.match(lines[0]):
+        return False
+    entries = sum(1 for line in lines if _TOC_ENTRY.match(line))
+    return entries >= max(1, len(lines) // 2) and len(block) < 4000
+
+
+def _sections(text: str, headings: list[_Heading]) -> list:
+    """Sections nested by numbering (unnumbered underlined headings by their underline's rank)."""
+    ranks = {mark: rank for rank, mark in enumerate(dict.fromkeys(h.mark for h in headings if not h.numbering), 1)}
+    items: list[tuple[int, object]] = []
+    ends = [h.start for h in headings[1:]] + [len(text)]
+    seen: dict[str, int] = {}
+    for heading, region_end in zip(headings, ends):
+        level = len(heading.numbering.split(".")) if heading.numbering else ranks[heading.mark]
+        start, end = H.trim(text, heading.start, region_end)
+        attributes = {"heading": heading.title}
+        if heading.numbering:
+            attributes["numbering"] = heading.numbering
+        role = H.heading_role(heading.title)
+        key = H.unique_key(heading.numbering or heading.title[:80], seen)
+        items.append((level, H.Node(key, heading.title, start, end, _LEVEL_TYPES.get(level, "subsubsection"),
+                                    role=role, attributes=attributes)))
+    roots = H.nest(items)
+    for root in roots:
+        H.leaf_roles(text, root)
+    return roots
+

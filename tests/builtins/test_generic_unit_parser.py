@@ -1,0 +1,63 @@
+"""The built-in generic structure parser on real documents: faithful spans, coverage, headings, stanzas."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from right_rag_dagster.builtins.unit_parsers.generic import GenericUnitParser
+from right_rag_dagster.core.coverage import compute_coverage
+from right_rag_dagster.core.model import Document
+from right_rag_dagster.core.units import build_units, walk_units
+
+from ..spec.invariants import check_tree
+
+TESTS = Path(__file__).resolve().parents[1]
+FAMILIES = TESTS / "spec" / "fixtures" / "families"
+SCALE = Path("/work/shared/corpus/scale")
+
+
+def _parse(path: Path):
+    document = Document(path.name, path.read_text(encoding="utf-8"))
+    parser = GenericUnitParser()
+    assert parser.parser_can_handle_document(document)
+    units = build_units(document, parser.parse_document(document), parser.parser_name)
+    check_tree(document, units)
+    assert compute_coverage(len(document.text), units).coverage_percent >= 95
+    return units
+
+
+def test_not_selected_by_default_and_declines_empty_text() -> None:
+    assert GenericUnitParser.selected_by_default is False
+    assert not GenericUnitParser().parser_can_handle_document(Document("empty.txt", " \n\n"))
+
+
+def test_underlined_numbered_headings_nest_by_numbering() -> None:
+    units = _parse(FAMILIES / "policy.txt")
+    by_numbering = {u.attributes.get("numbering"): u for u in walk_units(units) if u.attributes.get("numbering")}
+    assert by_numbering["4.9.1"].attributes["hierarchy"][-3:] == [
+        "4. Source packages", '4.9. Main building script: "debian/rules"',
+        '4.9.1. "debian/rules" and "DEB_BUILD_OPTIONS"']
+
+
+def test_docbook_numbered_lines_and_paragraphs() -> None:
+    units = _parse(FAMILIES / "copyright-format-1.0.txt")
+    sections = [u for u in walk_units(units) if u.attributes["unit_type"] == "section"]
+    assert any(u.attributes.get("numbering") == "6" for u in sections)
+    assert sum(1 for u in walk_units(units) if u.attributes["unit_type"] == "paragraph") > 50
+
+
+def test_a_licence_without_headings_is_paragraphs() -> None:
+    units = _parse(FAMILIES / "BSD.txt")
+    assert [u.attributes["unit_type"] for u in units] == ["paragraph"] * 3
+
+
+@pytest.mark.skipif(not SCALE.is_dir(), reason="needs the shared scale corpus")
+def test_stanzas_and_labelled_sections_of_copyright_files() -> None:
+    stanzas = _parse(SCALE / "adduser.copyright")
+    assert {u.attributes["unit_type"] for u in stanzas} >= {"stanza"}
+    assert stanzas[0].topic == "Format" and "defined_term" not in stanzas[0].attributes
+    labelled = _parse(SCALE / "krb5-locales.copyright")
+    assert [u.topic for u in walk_units(labelled) if u.attributes["unit_type"] == "labelled_section"] == [
+        "It was downloaded from", "Upstream Maintainers", "Copyright"]

@@ -9,7 +9,8 @@ from ..pipeline.indexer import Indexer
 from ..pipeline.runner import add_progress_listener, scan_and_plan
 from ..project import Project
 from ..retrieval.formats import outdated_indexes
-from ..retrieval.settings import RetrievalSettings
+from ..retrieval.lifecycle import sync_dense_indexes
+from ..retrieval.settings import RetrievalSettings, embedder_for_project
 from ..store import Store
 from .progress import ProgressBar, format_table
 
@@ -33,6 +34,9 @@ def run(args: argparse.Namespace) -> int:
     indexer = Indexer(project)
     files, plan = scan_and_plan(indexer, store, project.documents_dir)
     dense = RetrievalSettings.from_dict(project.retrieval).embedder is not None
+    for line in sync_dense_indexes(store, [c.name for c in indexer.plugins.chunkers], embedder_for_project(project),
+                                   ProgressBar):  # the embedder setting changed alone: build, rebuild or drop
+        print(line)
     if plan.is_empty and not plan.refresh_pending and not outdated_indexes(
             store, [c.name for c in indexer.plugins.chunkers], dense):
         summary = _summary(store, plan, 0, time.monotonic() - started, 0)

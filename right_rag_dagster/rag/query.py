@@ -39,7 +39,8 @@ def query(project_or_store: Any, question: str, *, k: int | None = None, retriev
         expand=settings.expand if expand is None else expand,
         reranker=reranker or settings.reranker,
         retriever_chosen=retriever is not None,
-        options={"weights": settings.weights} if settings.weights else {},
+        options=_options(settings, dense=embedder is not None or settings.embedder is not None
+                         or not _is_project(project_or_store)),
     )
     runner = get_flow(flow or settings.flow)
     recorder = Trace(runner.graph())
@@ -54,10 +55,23 @@ def query(project_or_store: Any, question: str, *, k: int | None = None, retriev
     )
 
 
+def _options(settings: RetrievalSettings, dense: bool) -> dict[str, Any]:
+    """Retriever options: fusion weights, and ``dense = False`` when a project configures no embedder, so
+    hybrid fuses BM25 alone and never loads a model (a bare store keeps the stored vectors' model)."""
+    options: dict[str, Any] = {"weights": settings.weights} if settings.weights else {}
+    if not dense:
+        options["dense"] = False
+    return options
+
+
+def _is_project(target: Any) -> bool:
+    return not isinstance(target, (Store, str, bytes)) and not hasattr(target, "__fspath__")
+
+
 def _resolve(target: Any) -> tuple[Store, RetrievalSettings, Registry | None]:
     if isinstance(target, Store):
         return target, RetrievalSettings(), None
-    if isinstance(target, (str, bytes)) or hasattr(target, "__fspath__"):
+    if not _is_project(target):
         return Store(target), RetrievalSettings(), None
     settings = RetrievalSettings.from_dict(getattr(target, "retrieval", {}))
     return Store(target.store_path), settings, retriever_registry(target)

@@ -48,11 +48,23 @@ def query(project_or_store: Any, question: str, *, k: int | None = None, retriev
     return Answer(
         question=question, text=generated.text, found=generated.found, hits=tuple(hits),
         citations=generated.citations, flow=runner.name,
-        settings={"chunker": context.chunker, "retriever": context.retriever, "k": context.k,
+        settings={"chunker": context.chunker, "k": context.k, **answered_from(recorder, hits, context.retriever),
                   "generator": context.generator.generator_name, "reranker": context.reranker,
                   "embedder": context.embedder.identity if context.embedder else None},
         trace=recorder.to_json() if trace else None,
     )
+
+
+def answered_from(trace: Trace, hits: Any, requested: str) -> dict[str, Any]:
+    """What really produced the answer: the retriever of the hits it was given (the last retrieval of a simple
+    flow, the best attempt of an adaptive one), the retriever asked for, and the attempt when a flow retried."""
+    generate = next((step for step in reversed(trace.steps) if step.step == "generate"), None)
+    inputs = generate.inputs if generate is not None else {}
+    used = inputs.get("retriever") or next((hit.retriever for hit in hits if hit.retriever), requested)
+    found = {"retriever": used, "retriever_requested": requested}
+    if "attempt" in inputs:
+        found.update(attempt=inputs["attempt"] + 1, query=inputs.get("query"))
+    return found
 
 
 def _options(settings: RetrievalSettings, dense: bool) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from ..errors import ConfigError
 from ..retrieval.embedders import Embedder, embedder_for_identity
 from ..retrieval.errors import IndexMissingError
 from ..retrieval.hits import Hit
+from ..retrieval.identity import DEFAULT_IDENTITY
 from ..retrieval.searcher import search
 from ..retrieval.snapshot import open_index
 from ..store import Store
@@ -45,11 +46,12 @@ class FlowContext:
     reranker: str = "none"
     retriever_chosen: bool = False  # the caller named the retriever: routing keeps it
     options: dict[str, Any] = field(default_factory=dict)
+    identity: str = DEFAULT_IDENTITY
 
     def search(self, query: str, retriever: str | None = None, k: int | None = None) -> list[Hit]:
         return search(self.store, query, chunker=self.chunker, retriever=retriever or self.retriever,
                       k=k or self.k, filters=self.filters, embedder=self.embedder, expand=self.expand,
-                      registry=self.registry, options=self.options)
+                      registry=self.registry, options=self.options, identity=self.identity)
 
     def dense_available(self) -> bool:
         try:

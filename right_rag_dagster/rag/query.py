@@ -17,12 +17,13 @@ from .trace import Trace
 def query(project_or_store: Any, question: str, *, k: int | None = None, retriever: str | None = None,
           chunker: str | None = None, flow: str | None = None, filters: dict[str, Any] | None = None,
           generator: Generator | str | Any = None, trace: bool = False, embedder: Embedder | str | Any = None,
-          expand: bool | None = None, reranker: str | None = None) -> Answer:
+          expand: bool | None = None, reranker: str | None = None, identity: str | None = None) -> Answer:
     """Answer ``question``: retrieve from the store, generate with citations [n], record the flow's trace.
 
     ``project_or_store`` is a ``Project`` (its ``[right-rag.retrieval]`` settings give the defaults and its
     ``spec/retrievers`` the plugins), a ``Store``, or a path to a store file. ``trace=True`` puts every
-    step (inputs, outputs, scores, timings) and the flow's graph into ``Answer.trace``.
+    step (inputs, outputs, scores, timings) and the flow's graph into ``Answer.trace``. ``identity`` says how
+    a document named in the question ranks (``retrieval.identity``; default: settings, else ``boost``).
     """
     store, settings, registry = _resolve(project_or_store)
     chosen_retriever = retriever or settings.retriever
@@ -38,6 +39,7 @@ def query(project_or_store: Any, question: str, *, k: int | None = None, retriev
         registry=registry,
         expand=settings.expand if expand is None else expand,
         reranker=reranker or settings.reranker,
+        identity=identity or settings.identity,
         retriever_chosen=retriever is not None,
         options=_options(settings, dense=embedder is not None or settings.embedder is not None
                          or not _is_project(project_or_store)),

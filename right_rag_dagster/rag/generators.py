@@ -11,6 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 
 from ..retrieval.hits import Hit
+from ..retrieval.identity import document_names_of
 from ..store import Store
 from .evidence import content_terms, coverage, document_passages, passage_terms, term_weights
 from .extractive import choose_quote, score_passages
@@ -52,6 +53,12 @@ class ExtractiveGenerator(Generator):
     def generator_name(self) -> str:
         return "extractive"
 
+    def _context(self, hit: Hit) -> str:
+        """What a passage is about beyond its sentences: its section path, and its document's title and names
+        (so "Under MPL 2.0, ..." is answered by a passage of MPL-2.0.txt that never says so)."""
+        names = document_names_of(self.store, hit.document_id) if self.store is not None else hit.document_id
+        return " ".join(hit.section_path) + " " + names
+
     def generate(self, question: str, hits: Sequence[Hit]) -> Generated:
         terms = content_terms(question)
         top = list(hits[: self.passages])
@@ -59,11 +66,11 @@ class ExtractiveGenerator(Generator):
         texts = [sources.get(hit.chunk_id, (hit.text, None)) for hit in top]
         weights = (term_weights(self.store, top[0].chunker, terms) if self.store is not None and top
                    else dict.fromkeys(terms, 1.0))
-        scored = score_passages(weights, [(text, " ".join(hit.section_path)) for hit, (text, _) in zip(top, texts)])
+        context = [self._context(hit) for hit in top]
+        scored = score_passages(weights, [(text, where) for (text, _), where in zip(texts, context)])
         quote = choose_quote(scored, self.max_chars, self.max_sentences)
         text, base = texts[quote.number - 1] if quote else ("", None)
-        covered = coverage(terms, passage_terms(text + " " + " ".join(top[quote.number - 1].section_path))) \
-            if quote else 0.0
+        covered = coverage(terms, passage_terms(text + " " + context[quote.number - 1])) if quote else 0.0
         details = {"best_coverage": round(covered, 3), "terms": terms}
         if quote is None or covered < self.min_coverage:
             return Generated(NOT_FOUND, False, details=details)

@@ -61,6 +61,14 @@ def store_names(store: Store) -> tuple[DocumentNames, ...]:
     return names
 
 
+def document_names_of(store: Store, document_id: str) -> str:
+    """A document's title line and names as one text (its id when the store does not hold it)."""
+    found = next((d for d in store_names(store) if d.document_id == document_id), None)
+    if found is None:
+        return document_id
+    return " ".join([found.title, *(" ".join(name) for name in sorted(found.names))])
+
+
 def named_documents(question: str, names: Iterable[DocumentNames]) -> dict[str, str]:
     """``document id -> the name it is called by`` for the documents the question names (longest matches)."""
     words = name_tokens(question)

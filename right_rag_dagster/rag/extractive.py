@@ -7,7 +7,7 @@ contiguous run of sentences (the best one, widened by neighbours that also match
 the unit, cited once. A question term counts by its BM25 weight (a licence's every passage says "License"; few
 say "modified files"), and when passages are compared a passage's section path counts for half (a sentence
 under "3.18 /tmp: Temporary files" is about /tmp). Rows of a table, dot leaders and other lines without
-prose are never quoted, and a "sentence" longer than ``MAX_SENTENCE`` (a long clause, a list without
+prose (code, dot leaders) are never quoted, and a "sentence" longer than ``MAX_SENTENCE`` (a long clause, a list without
 punctuation) is read in pieces of whole lines up to ``PIECE`` characters.
 """
 
@@ -27,7 +27,8 @@ MAX_SENTENCE = 600
 PIECE = 300
 HEADING_WEIGHT = 0.5
 
-_TABLE_LINE = re.compile(r"\|.*\||\.{4,}|(?:\S+ {3,}){3,}|\t.*\t")
+_TABLE_LINE = re.compile(r"\|.*\||\.{4,}|(?:\. ){4,}|(?:\S+ {3,}){3,}|\t.*\t")
+_CODE = re.compile(r"\$[({]|[+:?]=|==|&&|\|\||[{};]\s*$|^\s*(?:if|ifeq|ifneq|endif|fi|export|#!)\b", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,8 @@ def _lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 def _tabular(sentence: str) -> bool:
     letters = sum(ch.isalpha() for ch in sentence)
-    return bool(_TABLE_LINE.search(sentence)) or letters < 0.5 * len(sentence.replace(" ", "")) or letters < 8
+    return (bool(_TABLE_LINE.search(sentence) or _CODE.search(sentence)) or letters < 8
+            or letters < 0.6 * len("".join(sentence.split())))
 
 
 def score_passages(weights: dict[str, float], passages: Sequence[tuple[str, str]]) -> list[list[Sentence]]:

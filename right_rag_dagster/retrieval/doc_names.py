@@ -36,7 +36,7 @@ FORMAT_SUFFIXES = frozenset({"txt", "text", "md", "markdown", "rst", "pdf", "htm
 """File suffixes that tell a format, not a name (``apt.copyright`` keeps ``copyright`` as part of its name)."""
 
 _FILLER = frozenset({"the", "a", "an", "of", "for", "and", "on", "to", "in"})
-_MARKERS = re.compile(r"(?<=[^\W\d_])v(?=\d)|\b(?:version|release|revision|ver|v)\b\.?")
+_MARKERS = re.compile(r"(?<=[^\W\d_])v(?=\d)|\bv(?=\d)|\b(?:version|release|revision|ver|v)\b\.?")
 _NAME_TOKEN = re.compile(r"\d+(?:\.\d+)*|[^\W\d_]+")
 _FIELD_LINE = re.compile(r"^[A-Za-z][\w-]*:(\s|$)")
 _DECORATION = re.compile(r"^[\s#*_=~`>|+-]+|[\s#*_=~`|+-]+$")

@@ -28,6 +28,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "(repeatable; default: the project's chunkers)")
     parser.add_argument("--retriever", action="append", metavar="NAME",
                         help="bm25, dense or hybrid (repeatable; default: the project's retriever)")
+    parser.add_argument("--identity", action="append", metavar="VARIANT",
+                        help="how a document named in a question ranks: none, boost, first or filter (repeatable; "
+                             "default: the project's setting; --compare runs them all)")
     parser.add_argument("--flow", metavar="NAME", default=None,
                         help="answer with this RAG flow too (adds the answered rate)")
     parser.add_argument("--json", metavar="OUT", default=None,
@@ -43,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
 
     project = Project.load(args.project)
     report = run_evaluation(project, args.questions, chunkers=args.chunker, retrievers=args.retriever, k=args.k,
-                            flow=args.flow, compare=args.compare)
+                            flow=args.flow, compare=args.compare, identities=args.identity)
     if args.json:
         text = json.dumps(report.to_json(), ensure_ascii=False, indent=2)
         if args.json == "-":

@@ -14,7 +14,8 @@ from ..pipeline.indexer import Indexer
 from ..pipeline.runner import IndexPlan, add_progress_listener, record_plugin_errors, scan_and_plan
 from ..project import Project
 from ..retrieval.formats import outdated_indexes
-from ..retrieval.settings import RetrievalSettings
+from ..retrieval.lifecycle import sync_dense_indexes
+from ..retrieval.settings import RetrievalSettings, embedder_for_project
 from ..store import Store
 from ..store.lock import IndexLock
 from .progress import ProgressBar, format_table
@@ -66,6 +67,9 @@ def _index(args: argparse.Namespace, project: Project, store: Store, started: fl
         print(f"right-rag: error: a spec plugin failed to import: {safe(error)}", file=sys.stderr)
     files, plan = scan_and_plan(indexer, store, project.documents_dir)
     dense = RetrievalSettings.from_dict(project.retrieval).embedder is not None
+    for line in sync_dense_indexes(store, [c.name for c in indexer.plugins.chunkers], embedder_for_project(project),
+                                   ProgressBar):  # the embedder setting changed alone: build, rebuild or drop
+        print(line)
     processed = 0
     removed = 0
     if not plan.is_empty or plan.refresh_pending or outdated_indexes(

@@ -17,7 +17,10 @@ class ProgressBar:
         self.enabled = sys.stderr.isatty() and total > 0
 
     def advance(self, *_: object) -> None:
-        self.done += 1
+        self.add(1)
+
+    def add(self, count: int) -> None:
+        self.done += count
         if self.enabled:
             filled = int(self.width * self.done / self.total)
             elapsed = time.monotonic() - self.started

@@ -94,7 +94,9 @@ def format_answer(answer, show_trace: bool = False) -> str:  # noqa: ANN001 (rag
         lines.append("Closest passages (not cited):")
         lines.extend(f"  {hit.rank}. {_hit_line(hit)}" for hit in answer.hits[:3])
     s = answer.settings
-    lines.append(f"\n({s['chunker']} chunks, {s['retriever']}, k={s['k']}, {answer.flow} flow, {s['generator']})")
+    attempt = f", attempt {s['attempt']}" if s.get("attempt", 1) > 1 else ""
+    lines.append(f"\n({s['chunker']} chunks, {s['retriever']}, k={s['k']}, {answer.flow} flow{attempt}, "
+                 f"{s['generator']})")
     if show_trace and answer.trace:
         lines.append("\nTrace:")
         for step in answer.trace["steps"]:

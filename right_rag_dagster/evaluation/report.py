@@ -8,6 +8,8 @@ from functools import cached_property
 from typing import Any
 
 from . import metrics as m
+from ..retrieval.identity import DEFAULT_IDENTITY
+from .answers import CitedSpan, citations_in_hits, quotes_evidence
 from .judge import ResolvedQuestion, RetrievedChunk, pattern_matches
 
 
@@ -20,6 +22,7 @@ class QuestionOutcome:
     latency_ms: float
     answer: str | None = None
     answered: bool | None = None
+    citations: tuple[CitedSpan, ...] = ()
 
     @property
     def answered_ranks(self) -> list[int | None]:
@@ -28,6 +31,19 @@ class QuestionOutcome:
     @property
     def first_hit_rank(self) -> int | None:
         return m.first_hit_rank(self.answered_ranks) if self.resolved.scored else None
+
+    @property
+    def quotes_evidence(self) -> bool | None:
+        """The answer holds at least half of every evidence quote (None: no answer, or no scored quote)."""
+        quotes = [t.value for t in self.resolved.targets if t.kind == "quote"]
+        if self.answer is None or not quotes or not self.resolved.scored:
+            return None
+        return all(quotes_evidence(self.answer, quote) for quote in quotes)
+
+    @property
+    def citations_retrieved(self) -> bool | None:
+        """Every citation lies inside a retrieved chunk (None: no answer)."""
+        return None if self.answer is None else citations_in_hits(self.citations, self.hits)
 
     @property
     def answer_failures(self) -> list[str]:
@@ -50,7 +66,8 @@ class QuestionOutcome:
         if self.resolved.errors:
             payload["errors"] = self.resolved.errors
         if self.answer is not None:
-            payload.update(answer=self.answer, answered=self.answered, answer_failures=self.answer_failures)
+            payload.update(answer=self.answer, answered=self.answered, answer_failures=self.answer_failures,
+                           answer_quotes_evidence=self.quotes_evidence, citations_retrieved=self.citations_retrieved)
         return payload
 
 
@@ -61,6 +78,8 @@ def aggregate(outcomes: Sequence[QuestionOutcome], k: int) -> dict[str, Any]:
     checked = [o for o in outcomes if o.answer is not None
                and (o.resolved.question.answer_contains or o.resolved.question.must_not_contain)]
     latencies = [o.latency_ms for o in outcomes]
+    quoting = [o.quotes_evidence for o in outcomes if o.quotes_evidence is not None]
+    citing = [o.citations_retrieved for o in outcomes if o.citations_retrieved is not None]
 
     def over_scored(metric: Any, *args: int) -> float | None:
         return m.mean([metric(ranks, *args) for ranks in scored])
@@ -76,6 +95,8 @@ def aggregate(outcomes: Sequence[QuestionOutcome], k: int) -> dict[str, Any]:
         "context_chars@5": m.mean([sum(len(h.text) for h in o.hits[:5]) for o in outcomes]),
         "answered_rate": m.mean([1.0 if o.answered else 0.0 for o in outcomes]) if flow_ran else None,
         "answer_checks_passed": m.mean([0.0 if o.answer_failures else 1.0 for o in checked]) if checked else None,
+        "answer_quotes_evidence": m.mean([1.0 if ok else 0.0 for ok in quoting]) if quoting else None,
+        "citations_retrieved": m.mean([1.0 if ok else 0.0 for ok in citing]) if citing else None,
         "quotes_not_found": sum(o.resolved.quotes_not_found for o in outcomes),
         "questions_with_errors": sum(1 for o in outcomes if o.resolved.errors),
         "latency_p50_ms": m.percentile(latencies, 50),
@@ -93,6 +114,7 @@ class RunResult:
     k: int
     outcomes: tuple[QuestionOutcome, ...]
     index_seconds: float = 0.0
+    identity: str = DEFAULT_IDENTITY
 
     @cached_property
     def metrics(self) -> dict[str, Any]:
@@ -105,14 +127,19 @@ class RunResult:
         return (*(-s for s in score), values["context_chars@5"] or 0.0)
 
     def config(self) -> dict[str, Any]:
-        return {"chunker": self.chunker, "retriever": self.retriever, "flow": self.flow, "k": self.k}
+        return {"chunker": self.chunker, "retriever": self.retriever, "identity": self.identity, "flow": self.flow,
+                "k": self.k}
 
 
 # (column title, metric key or None for the run's own fields, number format)
 _COLUMNS = [("hit@1", "hit@1", ".2f"), ("hit@5", "hit@5", ".2f"), ("recall@{k}", "recall@{k}", ".2f"),
             ("MRR@10", "mrr@10", ".3f"), ("nDCG@10", "ndcg@10", ".3f"), ("ctx chars@5", "context_chars@5", ",.0f"),
-            ("answered", "answered_rate", ".2f"), ("not found", "quotes_not_found", "d"),
+            ("answered", "answered_rate", ".2f"), ("answer quotes", "answer_quotes_evidence", ".2f"),
+            ("cites hits", "citations_retrieved", ".2f"), ("not found", "quotes_not_found", "d"),
             ("p50 ms", "latency_p50_ms", ".1f"), ("p95 ms", "latency_p95_ms", ".1f")]
+
+
+_FLOW_ONLY = {"answered_rate", "answer_quotes_evidence", "citations_retrieved"}
 
 
 @dataclass(frozen=True)
@@ -134,12 +161,15 @@ class EvaluationReport:
         """The comparison as a Markdown table (also readable as plain text in a terminal)."""
         k = self.config.get("k", 10)
         with_flow = any(run.flow for run in self.runs)
+        with_identity = len({run.identity for run in self.runs}) > 1
         columns = [(t.format(k=k), key.format(k=k), fmt) for t, key, fmt in _COLUMNS
-                   if with_flow or key != "answered_rate"]
-        header = ["chunker", "retriever", *(["flow"] if with_flow else []), *(c[0] for c in columns)]
+                   if with_flow or key not in _FLOW_ONLY]
+        header = ["chunker", "retriever", *(["identity"] if with_identity else []),
+                  *(["flow"] if with_flow else []), *(c[0] for c in columns)]
         body = []
         for row in self.rows():
-            cells = [row["chunker"], row["retriever"], *([row["flow"] or "-"] if with_flow else [])]
+            cells = [row["chunker"], row["retriever"], *([row["identity"]] if with_identity else []),
+                     *([row["flow"] or "-"] if with_flow else [])]
             cells += ["-" if row[key] is None else format(row[key], fmt) for _, key, fmt in columns]
             body.append(cells)
         widths = [max(len(str(line[i])) for line in [header, *body]) for i in range(len(header))]

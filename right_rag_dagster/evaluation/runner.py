@@ -12,6 +12,7 @@ from pathlib import Path
 from ..errors import ConfigError
 from ..project import Project
 from . import searching
+from ..retrieval.identity import VARIANTS, check_variant
 from .baselines import PREFIX, BaselineChunker, baselines_by_name
 from .judge import ResolvedQuestion, resolve_question
 from .questions import load_questions
@@ -24,9 +25,11 @@ MIN_DEPTH = 10  # MRR@10 and nDCG@10 need ten ranks whatever k is
 
 def run_evaluation(project: Project, questions_path: str | Path | None = None, *,
                    chunkers: Sequence[str] | None = None, retrievers: Sequence[str] | None = None, k: int = 10,
-                   flow: str | None = None, compare: bool = False) -> EvaluationReport:
+                   flow: str | None = None, compare: bool = False,
+                   identities: Sequence[str] | None = None) -> EvaluationReport:
     """Score retrieval (and answers, with ``flow``) on a question file; ``compare`` adds every baseline chunker
-    and every available retriever. Runs are sorted best first (MRR@10, then hit@1, hit@5, nDCG@10)."""
+    and every available retriever, and every document-identity variant for the project's own chunkers (or the
+    ``identities`` given). Runs are sorted best first (MRR@10, then hit@1, hit@5, nDCG@10)."""
     if k < 1:
         raise ConfigError(f"k must be at least 1, not {k}")
     path = Path(questions_path) if questions_path else project.questions_file
@@ -40,17 +43,19 @@ def run_evaluation(project: Project, questions_path: str | Path | None = None, *
     depth = max(k, MIN_DEPTH)
     embedder = searching.shared_embedder(project, retriever_names)
     runs = []
+    variants = choose_identities(project, identities, compare)
     for chunker in workspace.chunkers:
         index_seconds = searching.build_index(workspace, chunker, embedder)
         for retriever in retriever_names:
-            searcher = searching.Searcher(project, workspace, chunker, retriever, flow, embedder)
-            searcher.ask(questions[0].question, depth)  # warm-up: latencies below are of warm queries
-            outcomes = tuple(_ask(searcher, r, depth) for r in resolved)
-            runs.append(RunResult(chunker, retriever, flow, k, outcomes, index_seconds))
+            for identity in (variants if not chunker.startswith(PREFIX) else variants[:1]):
+                searcher = searching.Searcher(project, workspace, chunker, retriever, flow, embedder, identity)
+                searcher.ask(questions[0].question, depth)  # warm-up: latencies below are of warm queries
+                outcomes = tuple(_ask(searcher, r, depth) for r in resolved)
+                runs.append(RunResult(chunker, retriever, flow, k, outcomes, index_seconds, identity))
     runs.sort(key=RunResult.sort_key)
     config = {"project": str(project.root), "questions_file": str(path), "k": k, "depth": depth, "flow": flow,
               "documents": len(workspace.documents), "evaluation_store": str(workspace.store.path),
-              "chunkers": workspace.chunkers, "retrievers": retriever_names}
+              "chunkers": workspace.chunkers, "retrievers": retriever_names, "identities": variants}
     return EvaluationReport(config, tuple(runs))
 
 
@@ -58,7 +63,7 @@ def _ask(searcher: searching.Searcher, resolved: ResolvedQuestion, depth: int) -
     started = time.perf_counter()
     answer = searcher.ask(resolved.question.question, depth)
     latency_ms = (time.perf_counter() - started) * 1000
-    return QuestionOutcome(resolved, answer.hits, latency_ms, answer.text, answer.answered)
+    return QuestionOutcome(resolved, answer.hits, latency_ms, answer.text, answer.answered, answer.citations)
 
 
 def choose_chunkers(project: Project, names: Sequence[str] | None,
@@ -72,6 +77,15 @@ def choose_chunkers(project: Project, names: Sequence[str] | None,
         return own, (baselines_by_name(picked) if picked else [])
     own = project.selected("chunk_parsers")
     return own, (baselines_by_name() if compare else [])
+
+
+def choose_identities(project: Project, names: Sequence[str] | None, compare: bool) -> list[str]:
+    """As named; else every variant with ``compare`` (the project's own first, so baselines run with it); else
+    the project's setting."""
+    default = searching.settings_of(project).identity
+    if names:
+        return [check_variant(name) for name in dict.fromkeys(names)]
+    return [default, *(v for v in VARIANTS if v != default)] if compare else [default]
 
 
 def choose_retrievers(project: Project, names: Sequence[str] | None, compare: bool) -> list[str]:

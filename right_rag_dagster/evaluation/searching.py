@@ -16,6 +16,7 @@ from ..project import Project
 from ..retrieval import Embedder, build_search_index, make_embedder, search
 from ..retrieval.retrievers import BUILTIN_RETRIEVERS, resolve_retriever
 from ..retrieval.settings import RetrievalSettings
+from .answers import CitedSpan
 from .judge import RetrievedChunk
 from .workspace import Workspace
 
@@ -30,6 +31,7 @@ class Answer:
     hits: tuple[RetrievedChunk, ...]
     text: str | None = None
     answered: bool | None = None
+    citations: tuple[CitedSpan, ...] = ()
 
 
 def settings_of(project: Project) -> RetrievalSettings:
@@ -79,8 +81,9 @@ class Searcher:
     """Answers questions with one chunker x retriever (x flow) over the evaluation store."""
 
     def __init__(self, project: Project, workspace: Workspace, chunker: str, retriever: str,
-                 flow: str | None, embedder: Embedder | None) -> None:
+                 flow: str | None, embedder: Embedder | None, identity: str | None = None) -> None:
         self.settings = settings_of(project)
+        self.identity = identity or self.settings.identity
         self.project = replace(project, store_path=workspace.store.path)  # the same settings, the other store
         self.store = workspace.store
         self.chunker, self.retriever, self.flow = chunker, retriever, flow
@@ -92,11 +95,14 @@ class Searcher:
             from ..rag import query
 
             answer = query(self.project, question, k=depth, retriever=self.retriever, chunker=self.chunker,
-                           flow=self.flow, embedder=self.embedder)
-            return Answer(tuple(to_retrieved(hit) for hit in answer.hits), answer.text, answer.found)
+                           flow=self.flow, embedder=self.embedder, identity=self.identity)
+            cited = tuple(CitedSpan(c.hit.chunk_id, c.hit.document_id, c.quote_start, c.quote_end)
+                          for c in answer.citations)
+            return Answer(tuple(to_retrieved(hit) for hit in answer.hits), answer.text, answer.found, cited)
         options = {"weights": self.settings.weights} if self.settings.weights else None
         hits = search(self.store, question, chunker=self.chunker, retriever=self.retriever, k=depth,
-                      embedder=self.embedder, expand=self.settings.expand, registry=self.registry, options=options)
+                      embedder=self.embedder, expand=self.settings.expand, registry=self.registry, options=options,
+                      identity=self.identity)
         return Answer(tuple(to_retrieved(hit) for hit in hits))
 
 

@@ -129,7 +129,7 @@ class Indexer:
         kept as it is (stale), never re-routed to the parsers that happen to be left."""
         owner = job.states.get(UNITS, (None, None, None))[2]
         errors = self.plugin_errors()
-        if owner is None or not errors or owner in {s.name for s in self.plugins.unit_parsers}:
+        if owner is None or not errors or self.plugins.find_unit_parser(owner) is not None:
             return None
         return failed(job.file, "hold", "failed", f"its unit parser {owner!r} is not available: "
                                                   f"{'; '.join(errors)}", (owner,))
@@ -144,7 +144,7 @@ class Indexer:
         raw_version = job.states[RAW_TEXT][1]
         stored = job.states.get(UNITS)
         if stored is not None and raw_version and stored[1] and stored[2]:
-            owner = next((s for s in self.plugins.unit_parsers if s.name == stored[2]), None)
+            owner = self.plugins.find_unit_parser(stored[2])
             if (owner is not None and stored[0] == units_key(raw_version, owner)
                     and needs_units(job.states, stored[1], len(document.text), self.plugins)):
                 units = tuple(content.read_units(con, document.id, active_only=True))

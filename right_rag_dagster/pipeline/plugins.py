@@ -51,7 +51,14 @@ class PluginSet:
         return stable_hash([[(s.name, s.version) for s in group] for group in groups])[:16]
 
     def unit_parser(self, name: str) -> Selected:
-        return next(s for s in (*self.unit_parsers, self.fallback) if s is not None and s.name == name)
+        found = self.find_unit_parser(name)
+        if found is None:
+            raise KeyError(name)
+        return found
+
+    def find_unit_parser(self, name: str | None) -> Selected | None:
+        """The selected unit parser (or the fallback) named ``name``, if there is one."""
+        return next((s for s in (*self.unit_parsers, self.fallback) if s is not None and s.name == name), None)
 
     def routed_as(self, parser_name: str) -> str:
         """``fallback`` for the fallback unit parser (it owns only documents no unit parser accepts), else ``domain``."""

@@ -6,12 +6,14 @@ check. Content terms are the question's tokens minus stopwords and question word
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Sequence
 
+from ..errors import StoreError
 from ..retrieval.bm25_search import stem_tokens
 from ..retrieval.hits import Hit
-from ..retrieval.tables import literal
+from ..retrieval.tables import IndexTables, literal, table_exists
 from ..retrieval.tokenize import tokenize
 from ..store import Store
 
@@ -53,6 +55,27 @@ def document_passages(store: Store, hits: Sequence[Hit]) -> dict[str, tuple[str,
             f"unnest({documents}) AS document_id, unnest({starts}) AS a, unnest({ends}) AS b) AS s "
             "JOIN documents AS d USING (document_id)").fetchall()
     return {chunk_id: (text, start) for chunk_id, text, start in rows if text}
+
+
+def term_weights(store: Store, chunker: str, terms: Sequence[str]) -> dict[str, float]:
+    """BM25's inverse document frequency of each stemmed term over the chunker's indexed chunks (1.0 each when
+    the chunker has no BM25 index): a word every passage has ("license") weighs little, a rare one much."""
+    t = IndexTables(chunker)
+    distinct = list(dict.fromkeys(terms))
+    if not distinct:
+        return {}
+    try:
+        with store.read() as con:
+            if not (table_exists(con, t.terms) and table_exists(con, t.postings) and table_exists(con, t.bm25)):
+                return dict.fromkeys(distinct, 1.0)
+            total = con.execute(f"SELECT count(*) FROM {t.bm25}").fetchone()[0]
+            counts = dict(con.execute(
+                f"SELECT d.term, count(*) FROM {t.terms} AS d JOIN {t.postings} AS p USING (termid) "
+                f"WHERE d.term IN ({literal(distinct)[1:-1]}) GROUP BY d.term").fetchall())
+    except StoreError:
+        return dict.fromkeys(distinct, 1.0)
+    return {term: math.log10((total - counts.get(term, 0) + 0.5) / (counts.get(term, 0) + 0.5) + 1)
+            for term in distinct}
 
 
 def passage_terms(text: str) -> set[str]:

@@ -2,7 +2,9 @@
 
 ``simple``: retrieve -> rerank -> generate.
 ``adaptive``: route (pick the retriever from the question's shape) -> retrieve -> check evidence ->
-generate, or rewrite the question and retrieve again (at most ``max_rewrites`` times).
+generate, or rewrite the question and retrieve again (at most ``max_rewrites`` times). Its route, check and
+rewrite steps are fixed rules (node kind ``rule``), not model calls; the generate step records which attempt's
+hits it answers from (query, retriever, attempt), which ``rag.query`` reports.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from ..errors import ConfigError
 from ..retrieval.embedders import Embedder, embedder_for_identity
 from ..retrieval.errors import IndexMissingError
 from ..retrieval.hits import Hit
+from ..retrieval.identity import DEFAULT_IDENTITY
 from ..retrieval.searcher import search
 from ..retrieval.snapshot import open_index
 from ..store import Store
@@ -43,11 +46,12 @@ class FlowContext:
     reranker: str = "none"
     retriever_chosen: bool = False  # the caller named the retriever: routing keeps it
     options: dict[str, Any] = field(default_factory=dict)
+    identity: str = DEFAULT_IDENTITY
 
     def search(self, query: str, retriever: str | None = None, k: int | None = None) -> list[Hit]:
         return search(self.store, query, chunker=self.chunker, retriever=retriever or self.retriever,
                       k=k or self.k, filters=self.filters, embedder=self.embedder, expand=self.expand,
-                      registry=self.registry, options=self.options)
+                      registry=self.registry, options=self.options, identity=self.identity)
 
     def dense_available(self) -> bool:
         try:
@@ -80,9 +84,10 @@ class Flow(ABC):
     def run(self, question: str, context: FlowContext, trace: Trace) -> tuple[list[Hit], Generated]:
         """The hits handed to the generator and what it answered."""
 
-    def _generate(self, question: str, hits: list[Hit], context: FlowContext, trace: Trace) -> Generated:
+    def _generate(self, question: str, hits: list[Hit], context: FlowContext, trace: Trace,
+                  **answered_from: Any) -> Generated:
         with trace.step("generate", question=question, generator=context.generator.generator_name,
-                        hits=[h.chunk_id for h in hits]) as step:
+                        hits=[h.chunk_id for h in hits], **answered_from) as step:
             result = context.generator.generate(question, hits)
             step.output(**generated_summary(result))
         return result
@@ -110,7 +115,21 @@ class SimpleFlow(Flow):
         return hits, self._generate(question, hits, context, trace)
 
 
-_IDENTIFIER = re.compile(r"\d+\.\d+|\w+_\w+|\w+/\w+|\"[^\"]+\"|`[^`]+`")
+_EXACT = re.compile(r"`[^`]+`|\"[^\"]+\"|\S*[\w][_./:\-]\w\S*")
+"""Exact terms: quoted or back-quoted text, identifiers, paths, section and version numbers."""
+_BARE = 2
+"""A question with at most this many content words beside its exact terms is a lookup of those terms."""
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One retrieval of the adaptive flow: its hits, their evidence coverage, and how they were retrieved."""
+
+    hits: list[Hit]
+    coverage: float
+    number: int
+    query: str
+    retriever: str
 
 
 class AdaptiveFlow(Flow):
@@ -118,10 +137,10 @@ class AdaptiveFlow(Flow):
 
     name = "adaptive"
     FLOW = {
-        "nodes": [{"id": "route", "label": "Route question", "kind": "llm"},
+        "nodes": [{"id": "route", "label": "Route question", "kind": "rule"},
                   {"id": "retrieve", "label": "Retrieve", "kind": "search"},
-                  {"id": "check_evidence", "label": "Check evidence", "kind": "llm"},
-                  {"id": "rewrite", "label": "Rewrite question", "kind": "llm"},
+                  {"id": "check_evidence", "label": "Check evidence", "kind": "rule"},
+                  {"id": "rewrite", "label": "Rewrite question", "kind": "rule"},
                   {"id": "generate", "label": "Generate answer", "kind": "output"}],
         "edges": [["route", "retrieve"], ["retrieve", "check_evidence"], ["check_evidence", "generate"],
                   ["check_evidence", "rewrite"], ["rewrite", "retrieve"]],
@@ -134,7 +153,7 @@ class AdaptiveFlow(Flow):
             retriever, reason = self._route(question, context)
             step.output(retriever=retriever, reason=reason)
         terms = content_terms(question)
-        query, best = question, ([], -1.0)
+        query, best = question, Attempt([], -1.0, 0, question, retriever)
         for attempt in range(self.max_rewrites + 1):
             with trace.step("retrieve", query=query, retriever=retriever, attempt=attempt) as step:
                 hits = context.search(query, retriever=retriever)
@@ -144,23 +163,27 @@ class AdaptiveFlow(Flow):
                 score = max(shares, default=0.0)
                 enough = score >= self.min_coverage or attempt == self.max_rewrites
                 step.output(coverage=round(score, 3), enough=enough, scores=shares)
-            if score > best[1]:
-                best = (hits, score)
+            if score > best.coverage:
+                best = Attempt(hits, score, attempt, query, retriever)
             if enough:
                 break
             with trace.step("rewrite", query=query, attempt=attempt + 1) as step:
                 query, retriever = self._rewrite(question, attempt, retriever, context)
                 step.output(query=query, retriever=retriever)
-        return best[0], self._generate(question, best[0], context, trace)
+        return best.hits, self._generate(question, best.hits, context, trace, attempt=best.number,
+                                         query=best.query, retriever=best.retriever)
 
     def _route(self, question: str, context: FlowContext) -> tuple[str, str]:
         if context.retriever_chosen:
             return context.retriever, "chosen by the caller"
-        if _IDENTIFIER.search(question):
-            return "bm25", "the question names identifiers or section numbers: exact terms matter"
-        if context.dense_available():
-            return "hybrid", "a natural-language question and a dense index: fuse BM25 and dense"
-        return "bm25", "no dense index: BM25"
+        if not context.dense_available():
+            return "bm25", "no dense index: BM25"
+        exact = _EXACT.findall(question)
+        if exact and len(content_terms(_EXACT.sub(" ", question))) <= _BARE:
+            return "bm25", "a lookup of exact terms (identifiers, paths, numbers): BM25 alone"
+        if exact:
+            return "hybrid", "a question with exact terms: hybrid (its BM25 side matches them exactly)"
+        return "hybrid", "a natural-language question and a dense index: fuse BM25 and dense"
 
     def _rewrite(self, question: str, attempt: int, retriever: str, context: FlowContext) -> tuple[str, str]:
         """First retry: keywords only. Second: keywords with the other ranking (hybrid <-> bm25) when possible."""

@@ -1,8 +1,8 @@
 """Generators turn a question and its hits into a cited answer.
 
-``extractive`` (the default) needs no model: it quotes the sentences of the top hits that cover most of the
-question's content terms, each followed by its [n], and says "Not found in the documents." when no hit
-covers enough of the question. ``LLMGenerator`` prompts any chat model to answer only from the hits.
+``extractive`` (the default) needs no model: it quotes the evidence from the best-ranked passage that answers,
+sentence-aware and never a table, followed by its [n], and says "Not found in the documents." when no
+sentence covers enough of the question. ``LLMGenerator`` prompts any chat model to answer only from the hits.
 """
 
 from __future__ import annotations
@@ -11,8 +11,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 
 from ..retrieval.hits import Hit
+from ..retrieval.identity import document_names_of
 from ..store import Store
-from .evidence import content_terms, coverage, document_passages, passage_terms, sentences
+from .evidence import content_terms, coverage, document_passages, passage_terms, term_weights
+from .extractive import choose_quote, score_passages
 from .llm import LLM, make_llm
 from .model import NOT_FOUND, Citation, Generated
 from .prompts import build_messages, cited_numbers, says_not_found
@@ -30,14 +32,17 @@ class Generator(ABC):
 
 
 class ExtractiveGenerator(Generator):
-    """Best evidence sentences from the top ``passages`` hits, quoted with citations; no model needed.
+    """Quotes the evidence with its citation; no model needed (the rules are in ``rag/extractive.py``).
 
-    With a ``store`` the sentences are cut from the document text under each hit's span (not from a chunk
-    header), and each citation carries the quote's exact character span in the document.
+    Reads the top ``passages`` hits best rank first and quotes one run of at most ``max_sentences`` sentences
+    (``max_chars`` characters) from the first that answers; says "Not found in the documents." when that passage
+    (with its section path) holds less than ``min_coverage`` of the question's content terms. With a ``store`` the sentences are cut from the
+    document text under each hit's span (not from a chunk header), and the citation carries the quote's exact
+    character span in the document.
     """
 
-    def __init__(self, store: Store | None = None, passages: int = 3, max_sentences: int = 2,
-                 max_chars: int = 600, min_coverage: float = 0.34) -> None:
+    def __init__(self, store: Store | None = None, passages: int = 3, max_sentences: int = 3,
+                 max_chars: int = 600, min_coverage: float = 1 / 3) -> None:
         self.store = store
         self.passages = passages
         self.max_sentences = max_sentences
@@ -48,40 +53,30 @@ class ExtractiveGenerator(Generator):
     def generator_name(self) -> str:
         return "extractive"
 
+    def _context(self, hit: Hit) -> str:
+        """What a passage is about beyond its sentences: its section path, and its document's title and names
+        (so "Under MPL 2.0, ..." is answered by a passage of MPL-2.0.txt that never says so)."""
+        names = document_names_of(self.store, hit.document_id) if self.store is not None else hit.document_id
+        return " ".join(hit.section_path) + " " + names
+
     def generate(self, question: str, hits: Sequence[Hit]) -> Generated:
         terms = content_terms(question)
         top = list(hits[: self.passages])
         sources = document_passages(self.store, top) if self.store is not None else {}
-        scored = []  # (coverage, -hit number, -sentence start, number, sentence start, sentence end)
-        texts = []
-        for number, hit in enumerate(top, start=1):
-            text, base = sources.get(hit.chunk_id, (hit.text, None))
-            texts.append((text, base))
-            for start, end in sentences(text):
-                share = coverage(terms, passage_terms(text[start:end]))
-                scored.append((share, -number, -start, number, start, end))
-        scored.sort(reverse=True)
-        best = scored[0][0] if scored else 0.0
-        details = {"best_coverage": round(best, 3), "terms": terms}
-        if best < self.min_coverage:
+        texts = [sources.get(hit.chunk_id, (hit.text, None)) for hit in top]
+        weights = (term_weights(self.store, top[0].chunker, terms) if self.store is not None and top
+                   else dict.fromkeys(terms, 1.0))
+        context = [self._context(hit) for hit in top]
+        scored = score_passages(weights, [(text, where) for (text, _), where in zip(texts, context)])
+        quote = choose_quote(scored, self.max_chars, self.max_sentences)
+        text, base = texts[quote.number - 1] if quote else ("", None)
+        covered = coverage(terms, passage_terms(text + " " + context[quote.number - 1])) if quote else 0.0
+        details = {"best_coverage": round(covered, 3), "terms": terms}
+        if quote is None or covered < self.min_coverage:
             return Generated(NOT_FOUND, False, details=details)
-        chosen: dict[int, tuple[int, int]] = {}  # excerpt number -> covering span of its chosen sentences
-        taken = length = 0
-        for share, _, _, number, start, end in scored:
-            if taken == self.max_sentences or share < best * 0.5:
-                break
-            if taken and length + end - start > self.max_chars:
-                continue
-            a, b = chosen.get(number, (start, end))
-            chosen[number] = (min(a, start), max(b, end))
-            taken, length = taken + 1, length + end - start
-        citations = []
-        for number in sorted(chosen):
-            (text, base), (start, end) = texts[number - 1], chosen[number]
-            span = (base + start, base + end) if base is not None else (None, None)
-            citations.append(Citation(number, top[number - 1], " ".join(text[start:end].split()), *span))
-        answer = " ".join(f"{c.quote} [{c.number}]" for c in citations)
-        return Generated(answer, True, tuple(citations), details)
+        span = (base + quote.start, base + quote.end) if base is not None else (None, None)
+        citation = Citation(quote.number, top[quote.number - 1], " ".join(text[quote.start:quote.end].split()), *span)
+        return Generated(f"{citation.quote} [{citation.number}]", True, (citation,), details)
 
 
 class LLMGenerator(Generator):

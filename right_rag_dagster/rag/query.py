@@ -18,12 +18,13 @@ from .trace import Trace
 def query(project_or_store: Any, question: str, *, k: int | None = None, retriever: str | None = None,
           chunker: str | None = None, flow: str | None = None, filters: dict[str, Any] | None = None,
           generator: Generator | str | Any = None, trace: bool = False, embedder: Embedder | str | Any = None,
-          expand: bool | None = None, reranker: str | None = None) -> Answer:
+          expand: bool | None = None, reranker: str | None = None, identity: str | None = None) -> Answer:
     """Answer ``question``: retrieve from the store, generate with citations [n], record the flow's trace.
 
     ``project_or_store`` is a ``Project`` (its ``[right-rag.retrieval]`` settings give the defaults and its
     ``spec/retrievers`` the plugins), a ``Store``, or a path to a store file. ``trace=True`` puts every
-    step (inputs, outputs, scores, timings) and the flow's graph into ``Answer.trace``.
+    step (inputs, outputs, scores, timings) and the flow's graph into ``Answer.trace``. ``identity`` says how
+    a document named in the question ranks (``retrieval.identity``; default: settings, else ``boost``).
     """
     if k is not None and k < 1:
         raise ConfigError(f"k must be at least 1, not {k}")
@@ -41,8 +42,10 @@ def query(project_or_store: Any, question: str, *, k: int | None = None, retriev
         registry=registry,
         expand=settings.expand if expand is None else expand,
         reranker=reranker or settings.reranker,
+        identity=identity or settings.identity,
         retriever_chosen=retriever is not None,
-        options={"weights": settings.weights} if settings.weights else {},
+        options=_options(settings, dense=embedder is not None or settings.embedder is not None
+                         or not _is_project(project_or_store)),
     )
     runner = get_flow(flow or settings.flow)
     recorder = Trace(runner.graph())
@@ -50,17 +53,42 @@ def query(project_or_store: Any, question: str, *, k: int | None = None, retriev
     return Answer(
         question=question, text=generated.text, found=generated.found, hits=tuple(hits),
         citations=generated.citations, flow=runner.name,
-        settings={"chunker": context.chunker, "retriever": context.retriever, "k": context.k,
+        settings={"chunker": context.chunker, "k": context.k, **answered_from(recorder, hits, context.retriever),
                   "generator": context.generator.generator_name, "reranker": context.reranker,
                   "embedder": context.embedder.identity if context.embedder else None},
         trace=recorder.to_json() if trace else None,
     )
 
 
+def answered_from(trace: Trace, hits: Any, requested: str) -> dict[str, Any]:
+    """What really produced the answer: the retriever of the hits it was given (the last retrieval of a simple
+    flow, the best attempt of an adaptive one), the retriever asked for, and the attempt when a flow retried."""
+    generate = next((step for step in reversed(trace.steps) if step.step == "generate"), None)
+    inputs = generate.inputs if generate is not None else {}
+    used = inputs.get("retriever") or next((hit.retriever for hit in hits if hit.retriever), requested)
+    found = {"retriever": used, "retriever_requested": requested}
+    if "attempt" in inputs:
+        found.update(attempt=inputs["attempt"] + 1, query=inputs.get("query"))
+    return found
+
+
+def _options(settings: RetrievalSettings, dense: bool) -> dict[str, Any]:
+    """Retriever options: fusion weights, and ``dense = False`` when a project configures no embedder, so
+    hybrid fuses BM25 alone and never loads a model (a bare store keeps the stored vectors' model)."""
+    options: dict[str, Any] = {"weights": settings.weights} if settings.weights else {}
+    if not dense:
+        options["dense"] = False
+    return options
+
+
+def _is_project(target: Any) -> bool:
+    return not isinstance(target, (Store, str, bytes)) and not hasattr(target, "__fspath__")
+
+
 def _resolve(target: Any) -> tuple[Store, RetrievalSettings, Registry | None]:
     if isinstance(target, Store):
         return target, RetrievalSettings(), None
-    if isinstance(target, (str, bytes)) or hasattr(target, "__fspath__"):
+    if not _is_project(target):
         return Store(target), RetrievalSettings(), None
     settings = RetrievalSettings.from_dict(getattr(target, "retrieval", {}))
     return Store(target.store_path), settings, retriever_registry(target)

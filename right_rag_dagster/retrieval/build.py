@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import SchemaVersionError
@@ -24,9 +25,15 @@ if TYPE_CHECKING:
     import numpy as np
 
 
+EMBED_SLICE = 256
+"""Chunks embedded between two progress reports."""
+
+
 def build_search_index(store: Store, chunker: str, embedder: Embedder | str | Any = None, *,
-                       hnsw_threshold: int = HNSW_THRESHOLD) -> dict[str, Any]:
-    """(Re)build or update the BM25 index of ``chunker`` and, with an ``embedder``, its dense vectors.
+                       hnsw_threshold: int = HNSW_THRESHOLD,
+                       progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """(Re)build or update the BM25 index of ``chunker`` and, with an ``embedder``, its dense vectors;
+    ``progress`` is told how many chunks were embedded after each slice of ``EMBED_SLICE``.
 
     Returns statistics for Dagster metadata: chunks indexed, tokens, terms, chunks re-tokenized/embedded,
     chunks removed, seconds, the embedder's identity and dimensions, whether HNSW is used, ``changed``.
@@ -44,12 +51,24 @@ def build_search_index(store: Store, chunker: str, embedder: Embedder | str | An
         plans = _plan(store, chunker, embedder, hnsw_threshold, stats)
     if plans is not None:
         bm25, dense = plans
-        vectors = embedder.embed([row[2] for row in dense.embed]) if dense is not None and dense.embed else None
+        vectors = _embed(embedder, [row[2] for row in dense.embed], progress) if dense is not None and dense.embed else None
         stats.update(_apply(store, bm25, dense, vectors, hnsw_threshold, started))
         stats.update(chunks_tokenized=len(bm25.insert), chunks_removed=len(bm25.remove),
                      chunks_embedded=len(dense.embed) if dense else 0, changed=True)
     stats["seconds"] = round(time.perf_counter() - started, 3)
     return stats
+
+
+def _embed(embedder: Embedder, texts: list[str], progress: Callable[[int], None] | None) -> np.ndarray:
+    if progress is None:
+        return embedder.embed(texts)
+    import numpy as np
+
+    parts = []
+    for start in range(0, len(texts), EMBED_SLICE):
+        parts.append(embedder.embed(texts[start:start + EMBED_SLICE]))
+        progress(len(parts[-1]))
+    return np.vstack(parts)
 
 
 def _plan(store: Store, chunker: str, embedder: Embedder | None, hnsw_threshold: int,

@@ -86,7 +86,11 @@ class DenseRetriever(Retriever):
 
 
 class HybridRetriever(Retriever):
-    """Reciprocal rank fusion of BM25 and dense (k = 60, ranks from 1; ``weights`` option per ranking)."""
+    """Reciprocal rank fusion of BM25 and dense (k = 60, ranks from 1; ``weights`` option per ranking).
+
+    With the option ``dense = False`` (a project that configures no embedder) it fuses BM25 alone, so no
+    embedding model is ever loaded for it.
+    """
 
     @property
     def retriever_name(self) -> str:
@@ -94,7 +98,9 @@ class HybridRetriever(Retriever):
 
     def retrieve(self, request: RetrievalRequest) -> list[Candidate]:
         weights = {"bm25": 1.0, "dense": 1.0, **request.options.get("weights", {})}
-        rankings = {"bm25": request.bm25(request.depth), "dense": request.dense(request.depth)}
+        rankings = {"bm25": request.bm25(request.depth)}
+        if request.options.get("dense", True):
+            rankings["dense"] = request.dense(request.depth)
         return reciprocal_rank_fusion(rankings, weights, rrf_k=int(request.options.get("rrf_k", 60)))
 
 

@@ -2,44 +2,86 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
+
+import numpy as np
 
 from ..core.registry import Registry
 from ..errors import ConfigError
 from ..store import Store
+from .chunk_table import Candidate, ChunkTable
 from .cold import cold_bm25
 from .embedders import Embedder, make_embedder
 from .expand import expand_to_units
 from .filters import filter_mask
 from .hits import Hit
+from .identity import DEFAULT_IDENTITY, DEPTH, check_variant, named_documents, reorder, store_names
 from .retrievers import Bm25Retriever, RetrievalRequest, Retriever, resolve_retriever
 from .snapshot import first_search, open_index
 
 
 def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever = "bm25", k: int = 10,
            filters: dict[str, Any] | None = None, embedder: Embedder | str | Any = None, expand: bool = False,
-           registry: Registry | None = None, options: dict[str, Any] | None = None) -> list[Hit]:
+           registry: Registry | None = None, options: dict[str, Any] | None = None,
+           identity: str = DEFAULT_IDENTITY) -> list[Hit]:
     """The ``k`` best chunks of ``chunker`` for ``query``, ranked from 1.
 
     ``filters`` restrict the chunks (see ``retrieval.filters``); ``embedder`` is needed by dense and hybrid
     (a local model is recreated from the stored identity when omitted); ``expand`` returns a whole unit
     in place of several of its chunks; ``registry`` finds spec/retrievers plugins; ``options`` go to the
-    retriever (``weights``, ``rrf_k``, ``depth``).
+    retriever (``weights``, ``rrf_k``, ``depth``); ``identity`` says how a document named in the question
+    moves its passages (``retrieval.identity``: none, boost, first, filter).
     """
     if k < 1:
         raise ConfigError(f"k must be at least 1, got {k}")
     plugin = resolve_retriever(retriever, registry)
-    if type(plugin) is Bm25Retriever and not filters and not expand and first_search(store, chunker):
-        return cold_bm25(store, query, chunker, k)
+    named = named_documents(query, store_names(store)) if check_variant(identity) != "none" else {}
+    cold = type(plugin) is Bm25Retriever and not filters and not expand and not (named and identity == "filter")
+    if cold and first_search(store, chunker):
+        hits = cold_bm25(store, query, chunker, max(k, DEPTH) if named else k)
+        return _renumber(reorder(hits, named, identity, _hit_document, _hit_score, _named_hit)[:k])
     index = open_index(store, chunker)
     if not len(index.chunks):
         return []
     fetch = k * 3 if expand else k  # expansion merges chunks: fetch more so k hits remain
-    request = RetrievalRequest(query=query, k=fetch, index=index, allowed=filter_mask(index.chunks, filters),
+    allowed = filter_mask(index.chunks, filters)
+    if named and identity == "filter":
+        allowed = _within(index.chunks, named, allowed)
+    request = RetrievalRequest(query=query, k=max(fetch, DEPTH) if named else fetch, index=index, allowed=allowed,
                                embedder=make_embedder(embedder), options=dict(options or {}))
     candidates = plugin.retrieve(request)
     name = plugin.retriever_name
     live = [c for c in candidates if c.chunk_id in index.chunks.row_of
             and (request.allowed is None or request.allowed[index.chunks.row_of[c.chunk_id]])]
+    rows = index.chunks.rows
+    live = reorder(live, named, identity, lambda c: rows[index.chunks.row_of[c.chunk_id]][1], lambda c: c.score,
+                   _named_candidate)
     hits = [index.chunks.hit(c, rank, name) for rank, c in enumerate(live[:fetch], start=1)]
     return expand_to_units(store, hits)[:k] if expand else hits
+
+
+def _within(chunks: ChunkTable, named: dict[str, str], allowed: np.ndarray | None) -> np.ndarray:
+    mask = np.fromiter((row[1] in named for row in chunks.rows), bool, len(chunks))
+    return mask if allowed is None else mask & allowed
+
+
+def _hit_document(hit: Hit) -> str:
+    return hit.document_id
+
+
+def _hit_score(hit: Hit) -> float:
+    return hit.score
+
+
+def _named_hit(hit: Hit, score: float, named: str | None) -> Hit:
+    return replace(hit, score=score, details={**hit.details, "named": named}) if named else replace(hit, score=score)
+
+
+def _named_candidate(candidate: Candidate, score: float, named: str | None) -> Candidate:
+    details = {**candidate.details, "named": named} if named else candidate.details
+    return Candidate(candidate.chunk_id, score, details)
+
+
+def _renumber(hits: list[Hit]) -> list[Hit]:
+    return [replace(hit, rank=rank) for rank, hit in enumerate(hits, start=1)]

@@ -11,6 +11,7 @@ Example::
     generator_url = "http://127.0.0.1:8080/v1"
     flow = "simple"              # simple | adaptive
     weights = { bm25 = 1.0, dense = 0.5 }
+    identity = "boost"           # none | boost | first | filter: how a document named in the question ranks
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 from ..errors import ConfigError
 from ..store import Store
 from .embedders import Embedder, make_embedder
+from .identity import DEFAULT_IDENTITY, check_variant
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,7 @@ class RetrievalSettings:
     reranker: str = "none"
     expand: bool = False
     weights: dict[str, float] = field(default_factory=dict)
+    identity: str = DEFAULT_IDENTITY
 
     @classmethod
     def from_dict(cls, values: dict[str, Any] | None) -> RetrievalSettings:
@@ -48,6 +51,7 @@ class RetrievalSettings:
             raise ConfigError(f"unknown keys in [right-rag.retrieval]: {unknown}; known: {sorted(known)}")
         if "k" in values and (not isinstance(values["k"], int) or values["k"] < 1):
             raise ConfigError(f"[right-rag.retrieval] k must be a positive integer, got {values['k']!r}")
+        check_variant(values.get("identity", DEFAULT_IDENTITY))
         return cls(**values)
 
 

@@ -3,6 +3,7 @@
 DuckDB's fts tokenizer keeps only ``a-z`` runs, which loses section numbers (``4.9.1``), identifiers
 (``DEB_BUILD_OPTIONS``) and every Thai word. So tokens are made here and fts indexes the space-joined result:
 Thai runs are segmented with PyThaiNLP's dictionary segmenter (``newmm``), Thai digits become ASCII digits,
+Chinese and Japanese runs are segmented with dictionaries shipped in their packages (``cjk.py``: jieba, Janome),
 compounds keep their whole form and add their parts (``deb_build_options deb build options``), and dotted
 numbers add their parents (``4.9.1 4.9``). fts then only stems (Porter) and drops English stopwords.
 """
@@ -13,13 +14,15 @@ import re
 import unicodedata
 from functools import lru_cache
 
-TOKENIZER_VERSION = "rr-tok-1"
+from .cjk import CJK_RANGES, cjk_words, has_kana
+
+TOKENIZER_VERSION = "rr-tok-2"
 """Part of every BM25 index's identity: change it when tokens change, so indexes are rebuilt."""
 
 _THAI_DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙", "0123456789")
 _SEPARATORS = "._-/:+@"
-_W = r"[^\W\u0e00-\u0e7f]"  # a word character that is not Thai
-_TOKEN = re.compile(rf"(?P<thai>[\u0e00-\u0e7f]+)|(?P<word>{_W}+(?:[._\-/:+@]{_W}+)*)")
+_W = rf"[^\W\u0e00-\u0e7f{CJK_RANGES}]"  # a word character that is neither Thai nor Chinese/Japanese
+_TOKEN = re.compile(rf"(?P<thai>[\u0e00-\u0e7f]+)|(?P<cjk>[{CJK_RANGES}]+)|(?P<word>{_W}+(?:[._\-/:+@]{_W}+)*)")
 _PARTS = re.compile(r"[._\-/:+@]")
 _DOTTED_NUMBER = re.compile(r"\d+(?:\.\d+)+")
 
@@ -28,9 +31,13 @@ def tokenize(text: str) -> list[str]:
     """Lower-cased tokens of ``text`` in order (compounds followed by their parts)."""
     text = unicodedata.normalize("NFKC", text).casefold().translate(_THAI_DIGITS)
     tokens: list[str] = []
+    japanese: bool | None = None  # whether the text has kana, looked at only when a CJK run appears
     for match in _TOKEN.finditer(text):
         if match.group("thai") is not None:
             tokens.extend(_thai_words(match.group("thai")))
+        elif match.group("cjk") is not None:
+            japanese = has_kana(text) if japanese is None else japanese
+            tokens.extend(cjk_words(match.group("cjk"), japanese))
         else:
             tokens.extend(_word_tokens(match.group("word")))
     return tokens

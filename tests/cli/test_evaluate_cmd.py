@@ -49,7 +49,10 @@ def test_compare_prints_one_row_per_chunker_and_retriever(indexed_project: Path,
                  "--json", "-"])
     payload = json.loads(capsys.readouterr().out)
     assert code == 0
-    assert len(payload["comparison"]) == 9
+    rows = payload["comparison"]
+    assert len(rows) == 12  # the project's chunker with each identity variant, then eight baselines
+    assert {row["identity"] for row in rows if not row["chunker"].startswith("baseline:")} == {
+        "none", "boost", "first", "filter"}
     assert payload["comparison"][0]["chunker"] == payload["config"]["chunker"]
 
 

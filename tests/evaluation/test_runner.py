@@ -55,12 +55,12 @@ def test_compare_runs_every_chunker_and_retriever(indexed_project: Path) -> None
     report = run_evaluation(Project.load(indexed_project), compare=True, k=5)
     assert {run.retriever for run in report.runs} == {"bm25", "dense", "hybrid"}
     assert len({run.chunker for run in report.runs}) == 9  # default + eight baselines
-    assert len(report.runs) == 27
+    assert len(report.runs) == 36  # 1 own chunker x 3 retrievers x 4 identity variants + 8 baselines x 3
     rows = report.rows()
     assert all("recall@5" in row and row["k"] == 5 for row in rows)
-    assert len(report.markdown().splitlines()) == 2 + 27
+    assert len(report.markdown().splitlines()) == 2 + 36
     payload = json.loads(json.dumps(report.to_json()))
-    assert len(payload["comparison"]) == 27 and all(len(q["hits"]) <= 10 for q in payload["questions"])
+    assert len(payload["comparison"]) == 36 and all(len(q["hits"]) <= 10 for q in payload["questions"])
     assert payload["questions"][0]["hits"][0]["rank"] == 1
 
 

@@ -104,3 +104,22 @@ def test_function_llm_sees_the_prompt(built_store: Store) -> None:
     assert [c.number for c in answer.citations] == [2] and answer.settings["generator"] == "llm:function:reply"
     assert len(seen) == 1 and seen[0][1]["content"].count("\n\n[") == 3  # excerpts [1] [2] [3]
     assert FunctionLLM(reply).model == "function:reply"
+
+
+@pytest.mark.parametrize("question, evidence", [
+    ("How long must a written offer for the source stay valid?",
+     "valid for at least three years and valid for as long as you offer spare parts"),
+    ("Do I have to accept the GPL just to receive or run a copy of the program?",
+     "You are not required to accept this License in order to receive or run a copy of the Program."),
+])
+def test_extractive_answers_quote_the_evidence_from_the_best_ranked_passage(built_store: Store, question: str,
+                                                                             evidence: str) -> None:
+    answer = query(built_store, question, chunker="default", k=5)
+    assert answer.found and len(answer.citations) == 1
+    assert " ".join(evidence.split()) in answer.text
+    assert len(answer.text) <= 700  # a run of sentences, not a passage dump
+
+
+def test_extractive_answers_never_quote_a_table_of_contents(built_store: Store) -> None:
+    answer = query(built_store, "Which section describes the Standards-Version field?", chunker="default", k=5)
+    assert answer.found and ". . . ." not in answer.text and "....." not in answer.text

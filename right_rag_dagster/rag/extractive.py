@@ -1,0 +1,136 @@
+"""Which sentences an extractive answer quotes: from the best-ranked passage that answers, sentence by sentence.
+
+Retrieval's order is the strongest evidence there is, so the passages are read best rank first: the answer comes
+from the first passage whose best sentence covers nearly as much of the question as the best sentence anywhere
+(``RANK_TOLERANCE``), not from whichever sentence of the top hits shares most words. Within that passage it is one
+contiguous run of sentences (the best one, widened by neighbours that also match), so the quote is a span of
+the unit, cited once. A question term counts by its BM25 weight (a licence's every passage says "License"; few
+say "modified files"), and when passages are compared a passage's section path counts for half (a sentence
+under "3.18 /tmp: Temporary files" is about /tmp). Rows of a table, dot leaders and other lines without
+prose (code, dot leaders) are never quoted, and a "sentence" longer than ``MAX_SENTENCE`` (a long clause, a list without
+punctuation) is read in pieces of whole lines up to ``PIECE`` characters.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .evidence import passage_terms, sentences
+
+RANK_TOLERANCE = 0.5
+"""A lower-ranked passage is quoted only when its best sentence covers more than 1 / this x the higher one's."""
+NEIGHBOUR_SHARE = 0.5
+"""A neighbouring sentence joins the quote when it covers at least this share of the best sentence's terms."""
+MAX_SENTENCE = 600
+PIECE = 300
+HEADING_WEIGHT = 0.5
+
+_TABLE_LINE = re.compile(r"\|.*\||\.{4,}|(?:\. ){4,}|(?:\S+ {3,}){3,}|\t.*\t")
+_CODE = re.compile(r"\$[({]|[+:?]=|==|&&|\|\||[{};]\s*$|^\s*(?:if|ifeq|ifneq|endif|fi|export|#!)\b", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A sentence of passage ``number`` (from 1): its span in the passage text and its coverage of the question."""
+
+    number: int
+    start: int
+    end: int
+    share: float
+    grounded: float
+
+
+@dataclass(frozen=True)
+class Quote:
+    """The run of sentences quoted from passage ``number``: its span in the passage text."""
+
+    number: int
+    start: int
+    end: int
+    share: float
+
+
+def prose_sentences(text: str) -> list[tuple[int, int]]:
+    """Sentence spans of ``text`` without table rows; an overlong "sentence" is split into its lines."""
+    out = []
+    for start, end in sentences(text):
+        pieces = [(start, end)] if end - start <= MAX_SENTENCE else _lines(text, start, end)
+        out.extend((a, b) for a, b in pieces if not _tabular(text[a:b]))
+    return out
+
+
+def _lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Whole lines of ``text[start:end]`` packed into pieces of at most ``PIECE`` characters (a longer line alone)."""
+    lines, position = [], start
+    for line in text[start:end].split("\n"):
+        stripped = line.strip()
+        if stripped:
+            lead = line.index(stripped[0])
+            lines.append((position + lead, position + lead + len(stripped)))
+        position += len(line) + 1
+    pieces: list[tuple[int, int]] = []
+    for a, b in lines:
+        if pieces and b - pieces[-1][0] <= PIECE:
+            pieces[-1] = (pieces[-1][0], b)
+        else:
+            pieces.append((a, b))
+    return pieces
+
+
+def _tabular(sentence: str) -> bool:
+    letters = sum(ch.isalpha() for ch in sentence)
+    return (bool(_TABLE_LINE.search(sentence) or _CODE.search(sentence)) or letters < 8
+            or letters < 0.6 * len("".join(sentence.split())))
+
+
+def score_passages(weights: dict[str, float], passages: Sequence[tuple[str, str]]) -> list[list[Sentence]]:
+    """The prose sentences of each ``(text, section path)`` passage with their coverage of the question's terms
+    (``weights``: term -> weight); ``grounded`` also counts the passage's section path, for half."""
+    total = sum(weights.values())
+
+    def share(words: set[str]) -> float:
+        return sum(w for t, w in weights.items() if t in words) / total if total else 0.0
+
+    scored = []
+    for number, (text, heading) in enumerate(passages, start=1):
+        heading_terms = passage_terms(heading)
+        sentences_ = []
+        for start, end in prose_sentences(text):
+            words = passage_terms(text[start:end])
+            own = share(words)
+            grounded = (1 - HEADING_WEIGHT) * own + HEADING_WEIGHT * share(words | heading_terms)
+            sentences_.append(Sentence(number, start, end, own, grounded))
+        scored.append(sentences_)
+    return scored
+
+
+def choose_quote(passages: Sequence[list[Sentence]], max_chars: int, max_sentences: int) -> Quote | None:
+    """The run of sentences to quote: from the best-ranked passage that answers almost as well as any (passages
+    compared with their section paths), its sentence that covers most of the question (the first of equals)."""
+    best = max((s.grounded for sentences_ in passages for s in sentences_), default=0.0)
+    if best <= 0:
+        return None
+    for sentences_ in passages:
+        if sentences_ and max(s.grounded for s in sentences_) >= RANK_TOLERANCE * best:
+            top = max(sentences_, key=lambda s: (s.share, s.grounded, -s.start))
+            return _widen(sentences_, sentences_.index(top), max_chars, max_sentences)
+    return None
+
+
+def _widen(sentences_: list[Sentence], index: int, max_chars: int, max_sentences: int) -> Quote:
+    """The best sentence, then its neighbours that also match (nearest first), while the quote stays short."""
+    first = last = index
+    best = sentences_[index]
+    while last - first + 1 < max_sentences:
+        options = [i for i in (first - 1, last + 1) if 0 <= i < len(sentences_)
+                   and sentences_[i].share >= NEIGHBOUR_SHARE * best.share
+                   and max(sentences_[last].end, sentences_[i].end) - min(sentences_[first].start, sentences_[i].start)
+                   <= max_chars]
+        if not options:
+            break
+        pick = max(options, key=lambda i: (sentences_[i].share, -abs(i - index), i))
+        first, last = min(first, pick), max(last, pick)
+    return Quote(best.number, sentences_[first].start, sentences_[last].end,
+                 max(s.grounded for s in sentences_[first:last + 1]))

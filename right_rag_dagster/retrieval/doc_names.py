@@ -1,0 +1,153 @@
+"""The names a document is asked about by, derived by rule from its file name and its title line.
+
+A question says "GPL version 2", "GPLv2", "LGPL 2.1", "the MPL 1.1" or "the FHS"; the document is ``GPL-2.txt``
+whose first line reads "GNU GENERAL PUBLIC LICENSE / Version 2, June 1991". Nothing is listed by hand: names
+come from
+
+- the file name: its stem (``GPL-2``, ``fhs-3.0``) split into a base and a trailing version, and the whole
+  name when its suffix is not a mere format (``apt.copyright``);
+- the title line: the first line of the text that reads like a title (not a ``Field: value`` line, a URL or a
+  sentence), with a version from the same line or one of the next lines (``Version 2``, ``Release 4.6.2.0``);
+  its words, its words without the first one when three remain (``GNU``), and the acronyms of both (``GGPL``,
+  ``GPL``);
+- each base with and without its versions.
+
+Names are compared as *name tokens* (``name_tokens``): case, accents, ``v``/``version`` markers and trailing
+``.0`` parts are ignored, letters and digits are split, so "GPL-2.0", "GPLv2" and "GPL version 2" are all
+``gpl 2``. A name of one word without a version must be an acronym (upper case in the file name, or the title's
+acronym), so package file names such as ``file.copyright`` or ``time.copyright`` name nothing on their own.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+NAMES_VERSION = "1"
+"""Changes with these rules (names are derived when needed, so nothing stored has to be rebuilt)."""
+
+HEAD_CHARS = 1500
+"""Only the start of a document is read for its title line."""
+
+FORMAT_SUFFIXES = frozenset({"txt", "text", "md", "markdown", "rst", "pdf", "html", "htm", "xhtml", "docx", "doc",
+                             "odt", "rtf", "tex", "xml", "json", "epub"})
+"""File suffixes that tell a format, not a name (``apt.copyright`` keeps ``copyright`` as part of its name)."""
+
+_FILLER = frozenset({"the", "a", "an", "of", "for", "and", "on", "to", "in"})
+_MARKERS = re.compile(r"(?<=[^\W\d_])v(?=\d)|\bv(?=\d)|\b(?:version|release|revision|ver|v)\b\.?")
+_NAME_TOKEN = re.compile(r"\d+(?:\.\d+)*|[^\W\d_]+")
+_FIELD_LINE = re.compile(r"^[A-Za-z][\w-]*:(\s|$)")
+_DECORATION = re.compile(r"^[\s#*_=~`>|+-]+|[\s#*_=~`|+-]+$")
+_NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[ivxlc]+\.)\s+", re.IGNORECASE)
+_VERSION = re.compile(r"\b(?:version|release|revision|v)\.?\s*(\d+(?:\.\d+)*)", re.IGNORECASE)
+_VERSION_LOOKAHEAD = 5
+_MAX_TITLE_WORDS = 12
+_MIN_SHORTENED = 3
+"""A title keeps a name without its first word only when that still has this many words ("General Public
+License", not "Public License")."""
+
+
+def name_tokens(text: str) -> tuple[str, ...]:
+    """``text`` as name tokens: "GPL-2.0+", "GPLv2" and "GPL version 2" are all ``("gpl", "2")``."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+    tokens = []
+    for token in _NAME_TOKEN.findall(_MARKERS.sub(" ", text)):
+        if token[0].isdigit():
+            token = re.sub(r"(?:\.0+)+$", "", token)
+        elif token in _FILLER:
+            continue
+        tokens.append(token)
+    return tuple(tokens)
+
+
+@dataclass(frozen=True)
+class DocumentNames:
+    """A document's title line and every name (as name tokens) that refers to it."""
+
+    document_id: str
+    title: str
+    names: frozenset[tuple[str, ...]]
+
+
+def document_names(document_id: str, head: str) -> DocumentNames:
+    """The names of a document from its id (path) and the start of its text (see the module docstring)."""
+    names: set[tuple[str, ...]] = set()
+    title, title_versions = title_line(head[:HEAD_CHARS])
+    title_words = tuple(t for t in name_tokens(title) if not t[0].isdigit())
+    title_bases = [title_words, title_words[1:]] if len(title_words) > _MIN_SHORTENED else [title_words]
+    acronyms = {"".join(w[0] for w in words) for words in title_bases if 2 <= len(words) <= 8}
+    acronyms = {a for a in acronyms if len(a) >= 3}
+    stem, whole = _file_names(document_id)
+    stem_tokens = name_tokens(stem)
+    stem_base, stem_version = _split_version(stem_tokens)
+    versions = set(title_versions) | ({stem_version} if stem_version else set())
+    bases = [words for words in title_bases if len(words) >= 2] + [(a,) for a in sorted(acronyms)]
+    if stem_base and (len(stem_base) > 1 or _is_acronym(stem, stem_base[0], acronyms)):
+        bases.append(stem_base)
+    for base in bases:
+        names.add(base)
+        names.update(base + (version,) for version in versions)
+    if stem_base and stem_version:
+        names.add(stem_base + (stem_version,))
+    if len(whole) > 1:
+        names.add(whole)
+    return DocumentNames(document_id, title, frozenset(name for name in names if name))
+
+
+def title_line(head: str) -> tuple[str, tuple[str, ...]]:
+    """The first line that reads like a title (without its version), and the versions stated on it or on one of
+    the next lines. A text that opens with ``Field: value`` lines (a record format) has no title line."""
+    lines = [line for line in (_clean(raw) for raw in head.splitlines()) if line]
+    if not lines or _FIELD_LINE.match(lines[0]):
+        return "", ()
+    for index, line in enumerate(lines):
+        if _looks_like_title(line):
+            match = _VERSION.search(line)
+            title = line[:match.start()].strip(" ,;:-") if match else line
+            if not name_tokens(title):
+                continue
+            versions = [match.group(1)] if match else []
+            for later in lines[index + 1:index + 1 + _VERSION_LOOKAHEAD]:
+                found = _VERSION.match(later)
+                if found:
+                    versions.append(found.group(1))
+                    break
+            return title, tuple(dict.fromkeys(name_tokens(v)[0] for v in versions if name_tokens(v)))
+    return "", ()
+
+
+def _clean(line: str) -> str:
+    line = _DECORATION.sub("", line.strip()).replace('"', "").replace("“", "").replace("”", "")
+    return _NUMBERING.sub("", line).strip()
+
+
+def _looks_like_title(line: str) -> bool:
+    words = line.split()
+    return (bool(re.search(r"[^\W\d_]", line)) and len(words) <= _MAX_TITLE_WORDS and not line.endswith(".")
+            and "://" not in line and "@" not in line and not _FIELD_LINE.match(line) and not line.startswith("<"))
+
+
+def _file_names(document_id: str) -> tuple[str, tuple[str, ...]]:
+    """The file stem without a format suffix, and the whole file name's tokens when its suffix is not a format."""
+    name = PurePosixPath(document_id).name
+    stem, dot, suffix = name.rpartition(".")
+    if not dot or not suffix.isalpha():
+        return name, ()
+    if suffix.casefold() in FORMAT_SUFFIXES:
+        return stem, ()
+    return stem, name_tokens(name)
+
+
+def _split_version(tokens: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
+    if len(tokens) > 1 and tokens[-1][0].isdigit():
+        return tokens[:-1], tokens[-1]
+    return tokens, None
+
+
+def _is_acronym(stem: str, token: str, acronyms: set[str]) -> bool:
+    """A one-word base names the document alone when written in capitals in the file name, or the title's acronym."""
+    letters = re.match(r"[^\W\d_]+", stem)
+    return token in acronyms or bool(letters and letters.group(0).isupper() and len(letters.group(0)) >= 2)

@@ -1,0 +1,107 @@
+"""Document identity in ranking: a question that names a document ("GPL version 2", "the FHS") ranks it first.
+
+The names of every document (``doc_names.py``) are matched against the question's name tokens as whole phrases;
+when one document's match lies inside another's longer one ("GPL" inside "LGPL 2.1", or inside "GPL 2" of
+another document), only the longer counts, so "GPL version 2" names GPL-2 and not GPL-3. Then a variant
+reorders the retriever's candidates:
+
+- ``none``: names are ignored;
+- ``boost``: candidates of a named document gain ``BOOST`` x the best candidate's score (a strong prior, yet a
+  much better passage of another document can still win);
+- ``first``: candidates of named documents come first, each group in the retriever's order;
+- ``filter``: only named documents are searched (a pre-filter; nothing else is returned).
+
+Names are derived from the documents' text when needed and kept per store file while it is unchanged.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
+
+from ..errors import ConfigError
+from ..store import Store
+from .doc_names import HEAD_CHARS, DocumentNames, document_names, name_tokens
+
+VARIANTS = ("none", "boost", "first", "filter")
+DEFAULT_IDENTITY = "boost"
+BOOST = 0.5
+DEPTH = 50
+"""Candidates reordered when a document is named (the named document's passages need not be in the top k)."""
+
+T = TypeVar("T")
+_cache: dict[str, tuple[object, tuple[DocumentNames, ...]]] = {}
+_lock = threading.Lock()
+
+
+def check_variant(variant: str) -> str:
+    """``variant`` when it is one of ``VARIANTS``, else a ``ConfigError`` naming them."""
+    if variant not in VARIANTS:
+        raise ConfigError(f"unknown identity variant {variant!r}; use one of {', '.join(VARIANTS)} "
+                          "([right-rag.retrieval] identity)")
+    return variant
+
+
+def store_names(store: Store) -> tuple[DocumentNames, ...]:
+    """The names of the store's loaded documents, derived once per version of the store file."""
+    from .snapshot import file_stamp  # numpy comes with it: settings import this module, the index command too
+
+    key, stamp = str(store.path.resolve()), file_stamp(store.path)
+    with _lock:
+        cached = _cache.get(key)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+    with store.read() as con:
+        rows = con.execute(f"SELECT document_id, substr(text, 1, {HEAD_CHARS}) FROM documents "
+                           "WHERE status = 'loaded' ORDER BY document_id").fetchall()
+    names = tuple(document_names(document_id, head or "") for document_id, head in rows)
+    with _lock:
+        _cache[key] = (stamp, names)
+    return names
+
+
+def document_names_of(store: Store, document_id: str) -> str:
+    """A document's title line and names as one text (its id when the store does not hold it)."""
+    found = next((d for d in store_names(store) if d.document_id == document_id), None)
+    if found is None:
+        return document_id
+    return " ".join([found.title, *(" ".join(name) for name in sorted(found.names))])
+
+
+def named_documents(question: str, names: Iterable[DocumentNames]) -> dict[str, str]:
+    """``document id -> the name it is called by`` for the documents the question names (longest matches)."""
+    words = name_tokens(question)
+    spans: dict[str, tuple[int, int]] = {}
+    for document in names:
+        for name in document.names:
+            for start in range(len(words) - len(name) + 1):
+                if words[start:start + len(name)] == name:
+                    best = spans.get(document.document_id)
+                    if best is None or len(name) > best[1] - best[0]:
+                        spans[document.document_id] = (start, start + len(name))
+    kept = {doc: span for doc, span in spans.items()
+            if not any(_inside(span, other) for other_doc, other in spans.items() if other_doc != doc)}
+    return {doc: " ".join(words[a:b]) for doc, (a, b) in kept.items()}
+
+
+def _inside(span: tuple[int, int], other: tuple[int, int]) -> bool:
+    """``span`` lies within ``other`` and is shorter (equal spans name both documents)."""
+    return other[0] <= span[0] and span[1] <= other[1] and (other[1] - other[0]) > (span[1] - span[0])
+
+
+def reorder(items: Sequence[T], named: dict[str, str], variant: str, document_of: Callable[[T], str],
+            score_of: Callable[[T], float], rescore: Callable[[T, float, str | None], T]) -> list[T]:
+    """``items`` (best first) reordered by ``variant`` for the ``named`` documents; ``rescore(item, score, name)``
+    makes an item with its new score and the name that moved it (None when it did not move)."""
+    if not named or variant == "none" or not items:
+        return list(items)
+    if variant == "boost":
+        bonus = BOOST * max(abs(score_of(item)) for item in items)
+        scored = [(score_of(item) + (bonus if document_of(item) in named else 0.0), i, item)
+                  for i, item in enumerate(items)]
+        scored.sort(key=lambda entry: (-entry[0], entry[1]))
+        return [rescore(item, score, named.get(document_of(item))) for score, _, item in scored]
+    first = [item for item in items if document_of(item) in named]
+    rest = [] if variant == "filter" else [item for item in items if document_of(item) not in named]
+    return [rescore(item, score_of(item), named.get(document_of(item))) for item in first + rest]

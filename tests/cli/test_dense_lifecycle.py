@@ -1,0 +1,89 @@
+"""`right-rag index` builds, rebuilds and drops the dense index when only the embedder setting changes, and a
+project without an embedder queries hybrid without loading a model. Run as the user runs it: subprocesses."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from right_rag_dagster.store import Store
+from tests.orchestration.conftest import make_project
+
+SETTINGS = '[right-rag]\n\n[right-rag.pipeline]\nunit_parsers = ["gnu-licence", "apache-licence"]\n' \
+           'chunk_parsers = ["default"]\n\n[right-rag.checks]\nsmoke_test = true\n'
+NO_TORCH = """
+import sys
+from right_rag_dagster.cli import main
+code = main(sys.argv[1:])
+assert code == 0, code
+print("torch loaded" if "torch" in sys.modules else "torch not loaded")
+"""
+
+
+def right_rag(project: Path, *args: str, script: str | None = None) -> str:
+    env = {**os.environ, "DAGSTER_HOME": str(project / ".dagster")}
+    command = [sys.executable, "-c", script, "--project", str(project), *args] if script else \
+        [sys.executable, "-m", "right_rag_dagster", "--project", str(project), *args]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout
+
+
+def configure(project: Path, embedder: str | None) -> None:
+    extra = f'\n[right-rag.retrieval]\nembedder = "{embedder}"\nretriever = "hybrid"\n' if embedder else \
+        '\n[right-rag.retrieval]\nretriever = "hybrid"\n'
+    (project / "right_rag.toml").write_text(SETTINGS + extra, encoding="utf-8")
+
+
+def dense_state(project: Path) -> tuple[str, int, int] | None:
+    with Store(project / ".right-rag" / "right_rag.duckdb").read() as con:
+        row = con.execute("SELECT model, dimensions, chunks FROM search_indexes WHERE kind = 'dense'").fetchone()
+        chunks = con.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    return None if row is None else (row[0], row[1], row[2] if row[2] == chunks else -1)
+
+
+@pytest.mark.slow
+def test_index_follows_the_embedder_setting_with_no_document_changed(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "p", documents=("GPL-3.0.txt",))
+    configure(project, None)
+    right_rag(project, "index")
+    assert dense_state(project) is None
+
+    configure(project, "hashing:64")  # set: built, though no document changed
+    out = right_rag(project, "index")
+    assert "dense index of default: built with hashing:rr-tok-2:64" in out and "indexed 0, unchanged 1" in out
+    model, dims, chunks = dense_state(project)
+    assert (model, dims) == ("hashing:rr-tok-2:64", 64) and chunks > 0
+
+    assert "dense index" not in right_rag(project, "index")  # nothing changed: nothing to do
+
+    configure(project, "hashing:32")  # another model: rebuilt
+    out = right_rag(project, "index")
+    assert "dense index of default: rebuilt with hashing:rr-tok-2:32, was hashing:rr-tok-2:64" in out
+    assert dense_state(project)[:2] == ("hashing:rr-tok-2:32", 32)
+    answer = json.loads(right_rag(project, "query", "How long must a written offer stay valid?", "--json"))
+    assert answer["settings"]["retriever"] == "hybrid" and set(answer["hits"][0]["details"]) == {"bm25", "dense"}
+
+    configure(project, None)  # no embedder: the vectors go, and hybrid fuses BM25 alone without a model
+    out = right_rag(project, "index")
+    assert "dense index of default: dropped (hashing:rr-tok-2:32; no embedder configured)" in out
+    assert dense_state(project) is None
+    out = right_rag(project, "query", "How long must a written offer stay valid?", "--json", script=NO_TORCH)
+    answer = json.loads(out[:out.rindex("torch")])
+    assert answer["found"] and set(answer["hits"][0]["details"]) == {"bm25"}
+    assert out.rstrip().endswith("torch not loaded")
+
+
+@pytest.mark.slow
+def test_bm25_query_never_imports_torch_with_minilm_configured(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "p", documents=("Apache-2.0.txt",))
+    configure(project, None)
+    right_rag(project, "index")
+    (project / "right_rag.toml").write_text(SETTINGS + '\n[right-rag.retrieval]\nembedder = "minilm"\n')
+    out = right_rag(project, "query", "What is a Derivative Work?", "--retriever", "bm25", script=NO_TORCH)
+    assert "Derivative Works" in out and out.rstrip().endswith("torch not loaded")

@@ -1,0 +1,90 @@
+"""Document identity: names derived by rule from real documents, and a question naming a document ranks it first."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from right_rag_dagster.errors import ConfigError
+from right_rag_dagster.retrieval import build_search_index, search
+from right_rag_dagster.retrieval.doc_names import document_names, name_tokens
+from right_rag_dagster.retrieval.identity import named_documents, store_names
+from right_rag_dagster.store import Store
+from tests.retrieval.store_builder import REPO_ROOT, index_documents
+
+HELDOUT = REPO_ROOT / "tests" / "fixtures" / "heldout" / "documents"
+LICENCES = [HELDOUT / "GPL-2.txt", HELDOUT / "LGPL-2.1.txt", HELDOUT / "MPL-1.1.txt", HELDOUT / "apt.copyright",
+            *(REPO_ROOT / "data" / "documents" / name for name in ("GPL-3.0.txt", "LGPL-3.0.txt", "MPL-2.0.txt"))]
+
+
+def names_of(path: Path) -> set[str]:
+    return {" ".join(name) for name in document_names(path.name, path.read_text(encoding="utf-8")).names}
+
+
+@pytest.mark.parametrize("written", ["GPL version 2", "GPLv2", "GPL-2.0+", "GPL 2", "gpl v2.0", "the GPL V. 2"])
+def test_ways_of_writing_a_name_and_version_are_one_name(written: str) -> None:
+    assert name_tokens(written) == ("gpl", "2")
+
+
+def test_names_come_from_the_file_name_and_the_title_line() -> None:
+    gpl2 = names_of(HELDOUT / "GPL-2.txt")
+    assert {"gpl", "gpl 2", "gnu general public license 2", "general public license"} <= gpl2
+    assert not any(name.endswith(" 3") for name in gpl2)
+    lgpl = names_of(HELDOUT / "LGPL-2.1.txt")
+    assert {"lgpl 2.1", "lesser general public license 2.1"} <= lgpl and "gpl" not in lgpl
+    assert {"mozilla public license 1.1", "mpl 1.1", "mpl"} <= names_of(HELDOUT / "MPL-1.1.txt")
+    assert "public license" not in names_of(HELDOUT / "MPL-1.1.txt")  # too generic once "Mozilla" is gone
+
+
+def test_a_record_file_has_no_title_and_a_package_name_alone_names_nothing() -> None:
+    apt = document_names("apt.copyright", (HELDOUT / "apt.copyright").read_text(encoding="utf-8"))
+    assert apt.title == "" and {" ".join(n) for n in apt.names} == {"apt copyright"}
+
+
+def test_titles_from_markdown_and_pdf_text_with_their_versions() -> None:
+    fhs = document_names("fhs-3.0.pdf", "Filesystem Hierarchy Standard\nLSB Workgroup, The Linux Foundation\n"
+                                        "Filesystem Hierarchy Standard\nVersion 3.0\n")
+    assert {("fhs",), ("fhs", "3"), ("filesystem", "hierarchy", "standard", "3")} <= fhs.names
+    spec = document_names("spec.html", "## Machine-readable debian/copyright file\n\n### *Version 1.0*\n")
+    assert spec.title == "Machine-readable debian/copyright file" and ("copyright", "file", "1") not in spec.names
+    assert ("machine", "readable", "debian", "copyright", "file", "1") in spec.names
+
+
+@pytest.fixture(scope="module")
+def licences(tmp_path_factory: pytest.TempPathFactory) -> Store:
+    documents = tmp_path_factory.mktemp("licences")
+    for path in LICENCES:
+        shutil.copy(path, documents / path.name)
+    store = Store(tmp_path_factory.mktemp("store") / "right_rag.duckdb")
+    index_documents(documents, store)
+    build_search_index(store, "default")
+    return store
+
+
+def test_the_longest_name_wins(licences: Store) -> None:
+    names = store_names(licences)
+    assert set(named_documents("Under GPL version 2, may I sell copies?", names)) == {"GPL-2.txt"}
+    assert set(named_documents("What does the LGPL 2.1 say?", names)) == {"LGPL-2.1.txt"}
+    assert set(named_documents("Is the GPL compatible with the MPL 2.0?", names)) == {"GPL-2.txt", "GPL-3.0.txt",
+                                                                                      "MPL-2.0.txt"}
+    assert named_documents("How long must a written offer stay valid?", names) == {}
+
+
+QUESTION = "How does the LGPL 2.1 define a work that uses the Library?"
+
+
+def test_a_question_naming_a_document_ranks_it_first(licences: Store) -> None:
+    plain = search(licences, QUESTION, chunker="default", k=3, identity="none")
+    assert plain[0].document_id == "LGPL-3.0.txt"  # without names, the other version wins
+    for variant in ("boost", "first", "filter"):
+        hits = search(licences, QUESTION, chunker="default", k=3, identity=variant)
+        assert hits[0].document_id == "LGPL-2.1.txt" and hits[0].details.get("named") == "lgpl 2.1", variant
+        assert [h.rank for h in hits] == [1, 2, 3]
+    assert search(licences, QUESTION, chunker="default", k=3)[0].document_id == "LGPL-2.1.txt"  # the default
+
+
+def test_an_unknown_variant_is_a_config_error(licences: Store) -> None:
+    with pytest.raises(ConfigError, match="none, boost, first, filter"):
+        search(licences, QUESTION, chunker="default", identity="rerank")

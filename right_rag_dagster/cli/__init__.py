@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from ..errors import RightRagError
 
-COMMANDS = ("init", "index", "report", "query", "evaluate", "lineage")
+COMMANDS = ("init", "index", "report", "query", "evaluate", "lineage", "playground")
 
 
 def build_parser() -> argparse.ArgumentParser:

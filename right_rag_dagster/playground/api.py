@@ -99,6 +99,10 @@ class PlaygroundApi:
     def run(self, params: dict[str, str], body: dict[str, Any]) -> dict[str, Any]:
         """One question through one choice: replayed from the recording, or live through ``rag.query``."""
         request = RunRequest.from_json(body)
+        offered = [g["name"] for g in self.generators()]
+        if request.generator not in offered:
+            raise ConfigError(f"generator {request.generator!r} is not offered here; choose one of {offered} "
+                              "(set generator in [right-rag.retrieval] for another)")
         if body.get("mode") == "recorded":
             if self.recording is None:
                 raise ConfigError("no recording to replay: run `right-rag playground --record`, or switch to Live")

@@ -26,7 +26,7 @@ from .evidence import evidence_marks, project_questions, question_json
 from .fingerprint import fingerprint
 from .metrics import retrieval_metrics
 from .payload import answer_payload
-from .recordings import SCHEMA, Recording, metrics_key, run_key
+from .recordings import SCHEMA, Recording, is_source_checkout, metrics_key, run_key
 from .units import citation_context
 
 BASELINES = ("baseline:fixed-chars-500", "baseline:heading-1500", "baseline:page-4000")
@@ -72,7 +72,7 @@ def record(project: Project, path: Path, log: Any = sys.stderr) -> Recording:
     metrics = {metrics_key(c, r): retrieval_metrics(target, questions, c, r) for c, r in pairs}
     data = {
         "schema": SCHEMA, "recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "project": project.root.name, "fingerprint": fingerprint(project),
+        "project": "sample" if is_source_checkout(project) else project.root.name, "fingerprint": fingerprint(project),
         "settings": {"k": 5, "generator": "extractive", "embedder": embedder.identity if embedder else None},
         "generator": "extractive", "chunkers": list(workspace.chunkers), "configs": choices,
         "questions": [question_json(q) for q in questions], "runs": runs, "chunks": chunks,

@@ -36,6 +36,9 @@ def make_handler(api: PlaygroundApi) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:  # noqa: N802
             url = urlsplit(self.path)
+            if self.headers.get_content_type() != "application/json":  # a plain form post from another site
+                self._reply_json(415, {"error": "send the request body as application/json"})
+                return
             length = int(self.headers.get("Content-Length") or 0)
             if length > MAX_BODY:
                 self._reply_json(413, {"error": "request too large"})

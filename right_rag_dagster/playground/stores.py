@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..errors import ConfigError
+from ..errors import ConfigError, SchemaVersionError
 from ..evaluation.baselines import PREFIX, default_baselines
 from ..evaluation.workspace import evaluation_store_path
 from ..project import Project
@@ -43,7 +43,10 @@ def project_on(project: Project, chunker: str) -> Project:
 def chunker_infos(project: Project) -> list[ChunkerInfo]:
     """The project's chunkers, then every baseline, each with what is indexed for it (0 chunks: not indexed)."""
     own = _indexed(project.store_path)
-    baselines = _indexed(evaluation_store_path(project))
+    try:
+        baselines = _indexed(evaluation_store_path(project))
+    except SchemaVersionError:  # a cache left by another version: `evaluate --compare` remakes it
+        baselines = {}
     names = list(dict.fromkeys([*project.selected("chunk_parsers"), *(n for n in own if n != "default")]))
     infos = [_info(name, "project", project.store_path, own) for name in names]
     infos += [_info(b.name, "baseline", evaluation_store_path(project), baselines) for b in default_baselines()]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -141,6 +142,8 @@ def test_recorded_runs_replay_the_packaged_recording(server_url: str) -> None:
      "no retriever named 'nope'"),
     ("/api/run", {"mode": "recorded", "question": JUPITER, "chunker": "domain", "flow": "simple"}, 400,
      "this question was not recorded"),
+    ("/api/run", {"mode": "live", "question": "x", "chunker": "default", "generator": "openai:gpt-x"}, 400,
+     "generator 'openai:gpt-x' is not offered here"),
     ("/api/citation?chunker=default", None, 400, "needs a 'chunk_id' parameter"),
     ("/api/lineage?chunker=default&chunk_id=0000000000", None, 400, "is not in right_rag.duckdb"),
     ("/api/nothing", None, 404, "no GET /api/nothing"),
@@ -149,6 +152,14 @@ def test_errors_tell_the_user_what_to_do(server_url: str, path: str, body: dict 
                                          message: str) -> None:
     got, data = call(server_url, path, body)
     assert got == status and message in data["error"], data
+
+
+def test_a_post_that_is_not_json_is_refused(server_url: str) -> None:
+    request = urllib.request.Request(server_url + "api/run", data=b"question=x", method="POST",
+                                     headers={"Content-Type": "application/x-www-form-urlencoded"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request)
+    assert refused.value.code == 415
 
 
 def test_the_page_and_its_files_are_served_and_nothing_else(server_url: str) -> None:

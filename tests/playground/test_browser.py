@@ -7,33 +7,19 @@ Needs /usr/bin/chromium (``scripts/setup`` installs it as root); skipped with th
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 
 import pytest
 
 from right_rag_dagster.evaluation.spans import collapse_whitespace
 from right_rag_dagster.playground.recordings import PACKAGED, Recording
+from tests.playground.browser import VIEWPORT, choose, launch, missing
 from tests.playground.conftest import BASELINE, QUESTIONS
-
-CHROMIUM = os.environ.get("RIGHT_RAG_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-def _missing() -> str | None:
-    if not shutil.which(CHROMIUM):
-        return f"{CHROMIUM} is missing: run scripts/setup as root (it installs Debian's chromium)"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "playwright is not installed: pip install -e '.[dev]'"
-    return None
 
 
 @pytest.fixture(scope="module")
 def page(server_url: str) -> Iterator:
-    reason = _missing()
+    reason = missing()
     if reason:
         if os.environ.get("CI"):
             pytest.fail(f"the browser test must run in CI: {reason}")
@@ -41,8 +27,8 @@ def page(server_url: str) -> Iterator:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        tab = browser.new_page(viewport={"width": 1500, "height": 1000})
+        browser = launch(driver)
+        tab = browser.new_page(viewport=VIEWPORT)
         errors: list[str] = []
         tab.on("pageerror", lambda error: errors.append(str(error)))
         tab.set_default_timeout(20_000)
@@ -53,12 +39,6 @@ def page(server_url: str) -> Iterator:
 
 def side(page, name: str):  # noqa: ANN001, ANN201 (playwright objects)
     return page.locator(f'article[data-side="{name}"]')
-
-
-def choose(page, name: str, **choices: str) -> None:  # noqa: ANN001
-    for field in ("chunker", "flow", "retriever"):  # in this order: each narrows the next in recorded mode
-        if field in choices:
-            page.select_option(f'fieldset[data-side="{name}"] select[name={field}]', choices[field])
 
 
 def test_recorded_mode_flow_steps_citation_and_comparison(page, server_url: str) -> None:  # noqa: ANN001

@@ -85,6 +85,8 @@ function refreshChoices() {
   const questions = state.mode === "recorded" ? (cat.recorded.questions || []) : cat.questions;
   $("#dev-questions").replaceChildren(h("option", { value: "" }, questions.length ? "pick one…" : "none in this project"),
     ...questions.map((q) => h("option", { value: q.question }, `${q.id}: ${q.question}`)));
+  const asked = questions.find((q) => q.question === $("#question").value.trim());
+  $("#dev-questions").value = asked ? asked.question : "";
   const generators = state.mode === "recorded" ? [{ name: cat.recorded.generator || "extractive", endpoint: null,
                                                    note: "recorded" }] : cat.generators;
   $("#generator").replaceChildren(...generators.map((g) => h("option", { value: g.name }, g.name)));
@@ -157,7 +159,7 @@ function renderRun(pane, run, side) {
   const total = steps.reduce((sum, step) => sum + step.seconds, 0);
   pane.dataset.mode = run.mode;
   pane.replaceChildren(
-    h("header", {}, h("h2", {}, `${s.chunker} × ${s.retriever} × ${run.flow}`),
+    h("header", {}, h("h2", {}, `${s.chunker} × ${s.retriever} × ${run.flow}`), routing(run),
       h("span", { class: `badge ${run.mode}` }, run.mode), h("span", { class: "muted" }, `${s.generator}, k=${s.k}`)),
     h("div", { class: "metrics" }, h("span", { class: "muted" }, "metrics loading…")),
     evidenceBanner(run),
@@ -179,6 +181,14 @@ function renderRun(pane, run, side) {
     const first = (node.dataset.visits || "").split(",")[0];
     if (first) node.addEventListener("click", () => openStep(side, Number(first) - 1));
   }
+}
+
+function routing(run) {
+  // the retrievers the flow used, in order, when it chose or switched them itself
+  const used = run.trace.steps.filter((st) => st.step === "retrieve").map((st) => st.inputs.retriever);
+  const distinct = used.filter((name, i) => name && name !== used[i - 1]);
+  const routed = run.trace.steps.some((st) => st.step === "route" && st.outputs.reason !== "chosen by the caller");
+  return routed || distinct.length > 1 ? h("span", { class: "muted routing" }, `flow used ${distinct.join(" → ")}`) : null;
 }
 
 function stepSummary(step) {

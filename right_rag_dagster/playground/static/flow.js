@@ -26,7 +26,8 @@ export function layout(graph) {
     });
   }
   const width = PAD * 2 + (Object.keys(columns).length - 1) * COL + W;
-  const height = PAD * 2 + (tallest - 1) * ROW + H + 34;
+  const looping = graph.edges.some(([from, to]) => layer[to] <= layer[from]);
+  const height = PAD * 2 + (tallest - 1) * ROW + H + (looping ? 34 : 4);
   return { pos, layer, width, height };
 }
 

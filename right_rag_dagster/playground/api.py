@@ -14,6 +14,7 @@ from ..retrieval.http import Endpoint
 from ..retrieval.retrievers import BUILTIN_RETRIEVERS
 from ..retrieval.settings import RetrievalSettings
 from ..retrieval.snapshot import file_stamp
+from ..store import Store
 from .evidence import evidence_marks, find_question, project_questions, question_json
 from .fingerprint import changed_parts, fingerprint
 from .live import RunRequest, lineage, run_live
@@ -21,7 +22,6 @@ from .metrics import questions_file_label, retrieval_metrics
 from .recordings import Recording, is_source_checkout, own_recording_path, recording_path
 from .stores import chunker_infos, store_path_for
 from .units import citation_context, mark_quote
-from ..store import Store
 
 Reply = tuple[int, Any]
 

@@ -24,8 +24,9 @@ def fingerprint(project: Project) -> dict[str, str]:
     registry = project.registry
     for kind in ("unit_parsers", "chunk_parsers"):
         parts.update({f"{kind} {name}": registry.version(kind, name)[:16] for name in project.selected(kind)})
-    documents = sorted(p for p in project.documents_dir.rglob("*") if p.is_file()) if project.documents_dir.is_dir() else []
-    parts.update({f"document {p.relative_to(project.documents_dir).as_posix()}": file_hash(p)[:16] for p in documents})
+    folder = project.documents_dir
+    documents = sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
+    parts.update({f"document {p.relative_to(folder).as_posix()}": file_hash(p)[:16] for p in documents})
     if project.questions_file.is_file():
         parts["questions"] = file_hash(project.questions_file)[:16]
     return parts

@@ -79,7 +79,8 @@ def test_a_baseline_runs_from_the_evaluation_store(server_url: str) -> None:
     assert all(len(chunk["text"]) <= 500 for chunk in run["chunks"].values())
 
 
-def test_metrics_equal_what_right_rag_evaluate_reports(server_url: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_metrics_equal_what_right_rag_evaluate_reports(server_url: str,
+                                                       tmp_path_factory: pytest.TempPathFactory) -> None:
     status, data = call(server_url, "/api/metrics?mode=live&chunker=default&retriever=bm25")
     assert status == 200 and data["available"]
     other = make_project(tmp_path_factory.mktemp("evaluate") / "project", tmp_path_factory)

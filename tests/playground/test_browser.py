@@ -49,9 +49,12 @@ def test_recorded_mode_flow_steps_citation_and_comparison(page, server_url: str)
     page.wait_for_selector("body[data-ready=true]")
     assert page.get_attribute('#mode button[data-mode="recorded"]', "aria-checked") == "true"
     choose(page, "a", chunker="domain", flow="adaptive", retriever="")
+    pane = side(page, "a")
+    nodes = [n["id"] for n in expected["trace"]["flow"]["nodes"]]  # drawn from FLOW before anything runs
+    assert pane.locator("g.node").evaluate_all("els => els.map(e => e.dataset.node)") == nodes
+    assert pane.locator("g.node.visited").count() == 0
     page.select_option("#dev-questions", question["question"])
     page.click("#ask-button")
-    pane = side(page, "a")
     pane.locator(".step").first.wait_for()
     trace = [s["step"] for s in expected["trace"]["steps"]]
     assert pane.locator(".step").evaluate_all("els => els.map(e => e.dataset.step)") == trace
@@ -91,7 +94,8 @@ def test_recorded_mode_flow_steps_citation_and_comparison(page, server_url: str)
     other = side(page, "b")
     other.locator(".step").first.wait_for()
     assert other.locator("header h2").inner_text() == "baseline:fixed-chars-500 × bm25 × simple"
-    assert other.locator(".step").evaluate_all("els => els.map(e => e.dataset.step)") == ["retrieve", "rerank", "generate"]
+    steps = other.locator(".step").evaluate_all("els => els.map(e => e.dataset.step)")
+    assert steps == ["retrieve", "rerank", "generate"]
     other.locator(".metric").first.wait_for()
     assert pane.locator("header h2").inner_text().startswith("domain ×")
 

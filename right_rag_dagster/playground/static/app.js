@@ -3,7 +3,7 @@ import { h, ms, num, where } from "./dom.js";
 import { drawFlow } from "./flow.js";
 import { chunkTable, citationView, stepView } from "./views.js";
 
-const state = { catalog: null, mode: "live", runs: {} };
+const state = { catalog: null, mode: "live", runs: {}, asked: {} };
 const $ = (selector, root = document) => root.querySelector(selector);
 const METRICS = [["hit@1", "hit@1"], ["hit@5", "hit@5"], ["mrr@10", "MRR@10"], ["ndcg@10", "nDCG@10"],
                  ["context_chars@5", "ctx chars@5"]];
@@ -91,6 +91,10 @@ function refreshChoices() {
                                                    note: "recorded" }] : cat.generators;
   $("#generator").replaceChildren(...generators.map((g) => h("option", { value: g.name }, g.name)));
   showEndpoint();
+  for (const side of $("#compare-toggle").checked ? ["a", "b"] : ["a"]) {
+    if (JSON.stringify(state.asked[side]) !== JSON.stringify({ mode: state.mode, ...choice(side) })) preview(side);
+  }
+  $('article[data-side="b"]').hidden = !$("#compare-toggle").checked;
   for (const button of document.querySelectorAll("#mode button")) {
     button.setAttribute("aria-checked", String(button.dataset.mode === state.mode));
     button.disabled = !(button.dataset.mode === "live" ? cat.live.available : cat.recorded.available);
@@ -125,6 +129,20 @@ function choice(side) {
 
 // ---- runs ----------------------------------------------------------------------------------------------
 
+function preview(side) {
+  // the chosen flow drawn from its FLOW graph before it runs (or after the choice changed)
+  const c = choice(side);
+  const flow = state.catalog.flows.find((f) => f.name === c.flow);
+  const pane = $(`article[data-side="${side}"]`);
+  if (!flow) return;
+  pane.hidden = false;
+  pane.dataset.preview = "true";
+  pane.replaceChildren(h("header", {}, h("h2", {}, `${c.chunker} × ${c.retriever || "flow decides"} × ${c.flow}`)),
+    h("p", { class: "muted" }, flow.description),
+    h("div", { class: "diagram" }, drawFlow(flow.graph, [])),
+    h("p", { class: "muted" }, "Ask a question: the steps this flow takes light up here, in order."));
+}
+
 async function ask(event) {
   if (event) event.preventDefault();
   const question = $("#question").value.trim();
@@ -135,7 +153,9 @@ async function ask(event) {
   closeDetail();
   await Promise.all(sides.map(async (side) => {
     const pane = $(`article[data-side="${side}"]`);
+    state.asked[side] = { mode: state.mode, ...choice(side) };
     pane.hidden = false;
+    delete pane.dataset.preview;
     pane.replaceChildren(h("p", { class: "muted" }, "running…"));
     pane.classList.add("busy");
     try {
@@ -320,6 +340,7 @@ async function start() {
   $("#compare-toggle").addEventListener("change", (e) => {
     $('fieldset[data-side="b"]').hidden = !e.target.checked;
     if (e.target.checked) pickContrast();
+    else refreshChoices();
   });
   $("#ask-form").addEventListener("submit", ask);
   $("#detail-close").addEventListener("click", closeDetail);

@@ -97,7 +97,9 @@ function refreshChoices() {
   $('article[data-side="b"]').hidden = !$("#compare-toggle").checked;
   for (const button of document.querySelectorAll("#mode button")) {
     button.setAttribute("aria-checked", String(button.dataset.mode === state.mode));
-    button.disabled = !(button.dataset.mode === "live" ? cat.live.available : cat.recorded.available);
+    const mode = button.dataset.mode === "live" ? cat.live : cat.recorded;
+    button.disabled = !mode.available;
+    button.title = mode.available ? "" : mode.reason;
   }
   modeNotice();
 }

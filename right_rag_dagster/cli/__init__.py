@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from ..errors import RightRagError
 from .terminal import safe
 
-COMMANDS = ("init", "index", "report", "query", "evaluate", "lineage")
+COMMANDS = ("init", "index", "report", "query", "evaluate", "lineage", "playground")
 
 
 def _common_options(parser: argparse.ArgumentParser, default: object) -> None:

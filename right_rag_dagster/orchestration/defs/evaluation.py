@@ -2,6 +2,7 @@
 
 import dagster as dg
 
+from ...playground.links import playground_url
 from ...project import Project
 from ..names import EVALUATION_KEY, search_index_key
 from ..resources import RightRagProject
@@ -39,6 +40,8 @@ def build_evaluation_assets(project: Project, chunkers: list[str]) -> list[dg.As
             "questions_not_scored": len(errors),
             "comparison": dg.MetadataValue.md(report.markdown()),
             "rows": dg.MetadataValue.json(report.rows()),
+            "playground": dg.MetadataValue.url(playground_url(chunker=best.chunker, retriever=best.retriever,
+                                                              mode="live")),
         })
         return dg.MaterializeResult(metadata=metadata)
 

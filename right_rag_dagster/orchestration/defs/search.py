@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import dagster as dg
 
+from ...playground.links import playground_url
 from ..names import chunks_key, search_index_key
 from ..resources import RightRagProject
 
@@ -32,5 +33,6 @@ def materialize_search_indexes(right_rag: RightRagProject, chunkers: list[str],
     for chunker in chunkers:
         if search_index_key(chunker) in selected:
             stats = build_search_index(store, chunker, embedder=embedder)
-            yield dg.MaterializeResult(asset_key=search_index_key(chunker),
-                                       metadata={k: v for k, v in stats.items() if isinstance(v, (int, float, str))})
+            metadata = {k: v for k, v in stats.items() if isinstance(v, (int, float, str))}
+            metadata["playground"] = dg.MetadataValue.url(playground_url(chunker=chunker, mode="live"))
+            yield dg.MaterializeResult(asset_key=search_index_key(chunker), metadata=metadata)

@@ -84,6 +84,25 @@ class Indexer:
     def document_done_key(self, file: DocumentFile) -> str:
         return stable_hash([file.content_hash, self.plugins.fingerprint])[:16]
 
+    def is_current(self, file: DocumentFile, done: tuple[str, str | None, str | None] | None) -> bool:
+        """Whether the document's stored outcome is current: same content and plugins, and, for a document
+        stopped by a limit, the same limits (raising one retries it); a failed write is always retried."""
+        if done is None or done[0] != self.document_done_key(file):
+            return False
+        return done[1] is None or done[1] == self._limits_mark()
+
+    def _limits_mark(self) -> str:
+        return "limits:" + stable_hash([self.limits.document_seconds, self.limits.document_memory_mb,
+                                        self.limits.file_mb])[:12]
+
+    def done_mark(self, outcome: DocumentOutcome) -> str | None:
+        """What the "done" state records besides its key: the limits a stopped document ran under, or that a
+        failed write must be retried."""
+        stage = outcome.failure.stage if outcome.failure is not None else None
+        if stage in ("limit", "size"):
+            return self._limits_mark()
+        return "retry" if stage == "store" else None
+
     def plugin_errors(self, kind: str = "unit_parsers") -> list[str]:
         """Spec files of ``kind`` that failed to import, with the exception: documents they owned are held."""
         return [str(error) for error in self.project.registry.errors if error.kind == kind]
@@ -102,8 +121,7 @@ class Indexer:
         raw_current: list[str] = []
         for file in files:
             stored = by_document.get(file.document_id, {})
-            done = stored.get(DOCUMENT)
-            if done is not None and done[0] == self.document_done_key(file):
+            if self.is_current(file, stored.get(DOCUMENT)):
                 continue
             job = DocumentJob(file, stored)
             held = self._held(job)
@@ -161,8 +179,8 @@ class Indexer:
         steps = _Applied(self, con, batch, job, outcome)
         events = steps.failure() if outcome.failure is not None else steps.success()
         batch.append("materializations", lineage.event_rows(events, run_id, started))
-        batch.set_state(DOCUMENT, file.document_id,
-                        content.state_row(DOCUMENT, file.document_id, self.document_done_key(file), None))
+        batch.set_state(DOCUMENT, file.document_id, content.state_row(
+            DOCUMENT, file.document_id, self.document_done_key(file), self.done_mark(outcome)))
         return events
 
     def remove(self, con: duckdb.DuckDBPyConnection, document_id: str, partition_key: str, run_id: str) -> StepEvent:

@@ -38,7 +38,7 @@ class Limits:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or (
                     kind is int and value != int(value)):
                 what = "a whole number" if kind is int else "a number"
-            raise ConfigError(f"[right-rag.limits] {name} in {where} must be {what} >= 0, not {value!r}")
+                raise ConfigError(f"[right-rag.limits] {name} in {where} must be {what} >= 0, not {value!r}")
             values[name] = kind(value)
         if values.get("plugin_fault_share", 0.5) > 1:
             raise ConfigError(f"[right-rag.limits] plugin_fault_share in {where} is a share of documents (0..1)")

@@ -33,8 +33,11 @@ comes first: Dagster sees progress at least this often."""
 FIRST_WRITE_AFTER = 16
 """Outcomes collected before the first write (unless a batch fills up first), so the circuit breaker
 (``faults``) sees a plugin that fails everywhere before anything is replaced."""
-LARGE_MEMORY_LIMIT = "2GB"
-"""DuckDB's budget for one write of a single very large document that did not fit in the default budget."""
+WRITE_MEMORY_PER_BYTE = 6
+"""DuckDB's budget for a write is at least this many times the bytes it writes (one very large document is
+written alone, with the budget it needs, instead of failing and being retried)."""
+LARGE_MEMORY_MB = 2048
+"""DuckDB's budget for one write of a single very large document that did not fit in the budget it had."""
 CHECKPOINT_MIN_WAL_BYTES = 4 * 2**20
 """A run that logged less leaves its WAL for DuckDB to fold in later: replaying a few MB costs readers
 milliseconds, while a checkpoint rewrites blocks of a large file (0.15 s after a one-document change)."""
@@ -112,14 +115,15 @@ def scan_and_plan(indexer: Indexer, store: Store, documents_dir: Path | None = N
 
 
 def _plan(indexer: Indexer, con: duckdb.DuckDBPyConnection, files: Sequence[DocumentFile]) -> IndexPlan:
-    done = dict(con.execute(f"SELECT document_id, cache_key FROM step_state WHERE step = '{DOCUMENT}'").fetchall())
+    done = {row[0]: (row[1], row[2], None) for row in con.execute(
+        f"SELECT document_id, cache_key, data_version FROM step_state WHERE step = '{DOCUMENT}'").fetchall()}
     stored = _stored_documents(con)
     present = {f.document_id for f in files}
     new, changed, unchanged = [], [], []
     for file in files:
         if file.document_id not in done:
             new.append(file)
-        elif done[file.document_id] != indexer.document_done_key(file):
+        elif not indexer.is_current(file, done[file.document_id]):
             changed.append(file)
         else:
             unchanged.append(file)
@@ -193,7 +197,8 @@ def _merged(outcomes: Iterator[DocumentOutcome], direct: deque[tuple[DocumentJob
 def _commit(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, DocumentOutcome]], run_id: str,
             on_document: Callable[[DocumentFile], None] | None) -> list[StepEvent]:
     """Write a batch of outcomes in one transaction, then run the savers and tell the listeners."""
-    events, deferred = _write(indexer, store, items, run_id)
+    size = sum(outcome.size_bytes for _, outcome in items)
+    events, deferred = _write(indexer, store, items, run_id, WRITE_MEMORY_PER_BYTE * size // 2**20)
     keys = {job.file.document_id: job.file.partition_key for job, _ in items}
     for document_id, problem in run_deferred(deferred):
         logger.warning(problem)
@@ -205,12 +210,12 @@ def _commit(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, Docum
 
 
 def _write(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, DocumentOutcome]], run_id: str,
-           memory_limit: str | None = None) -> tuple[list[StepEvent], list]:
+           memory_mb: int = 0) -> tuple[list[StepEvent], list]:
     """One transaction; on DuckDB running out of memory the batch is halved (a single document is retried
     with a larger budget); an error applying one document redoes the batch without it, that one failed."""
     applying: list[tuple[DocumentJob, DocumentOutcome]] = []
     try:
-        with store.write(memory=memory_limit) as con:
+        with store.write(min_memory_mb=memory_mb) as con:
             batch = WriteBatch()
             events: list[StepEvent] = []
             for item in items:
@@ -226,10 +231,10 @@ def _write(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, Docume
             first, second = _write(indexer, store, items[:half], run_id), _write(indexer, store, items[half:], run_id)
             return first[0] + second[0], first[1] + second[1]
         job, outcome = items[0]
-        if memory_limit is None:
-            return _write(indexer, store, items, run_id, memory_limit=LARGE_MEMORY_LIMIT)
+        if memory_mb < LARGE_MEMORY_MB:
+            return _write(indexer, store, items, run_id, memory_mb=LARGE_MEMORY_MB)
         reason = (f"its {outcome.size_bytes / 2**20:.0f} MB of text, units and chunks do not fit in the store's "
-                  f"memory ({LARGE_MEMORY_LIMIT}) in one write")
+                  f"memory ({memory_mb} MB) in one write")
         return _write(indexer, store, [(job, failed(job.file, "store", "failed", reason))], run_id)
     except Exception as exc:
         if not applying or (applying[0][1].failure is not None and applying[0][1].failure.stage == "store"):

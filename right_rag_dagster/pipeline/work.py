@@ -8,6 +8,7 @@ be stopped at any moment without harm; the main process applies the outcome in o
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -130,15 +131,22 @@ class DocumentOutcome:
     raised: tuple[str, ...] = ()  # parsers that raised on it (acceptance or parsing)
     seconds: float = 0.0
 
-    @property
-    def size_bytes(self) -> int:
-        """Rough size of what applying the outcome writes: bounds how many outcomes a write batch holds."""
-        size = len(self.document.text) if self.document is not None else 0
-        if self.units is not None and self.units.fresh:
-            size += sum(len(u.fulltext) + 200 for u in walk_units(self.units.units))
-        for chunk_set in self.chunks:
-            size += sum(len(c.fulltext) + 200 for c in chunk_set.chunks)
-        return size
+    size_bytes: int = 0  # about what applying the outcome writes (see ``measure``): bounds a write batch
+
+
+def measure(outcome: DocumentOutcome) -> int:
+    """About how many bytes applying ``outcome`` writes: new text, and the units' and chunks' text, attributes
+    and metadata as JSON (a plugin's attributes can outweigh the text many times)."""
+    size = len(outcome.document.text) if outcome.document is not None else 0
+    records: list = []
+    if outcome.units is not None and outcome.units.fresh:
+        records.extend(walk_units(outcome.units.units))
+    for chunk_set in outcome.chunks:
+        records.extend(chunk_set.chunks)
+    for record in records:
+        size += 200 + len(record.fulltext) + len(json.dumps(record.attributes, default=str))
+        size += len(json.dumps(record.metadata, default=str)) if record.metadata else 0
+    return size
 
 
 Report = Callable[[str, "str | None"], None]
@@ -153,7 +161,7 @@ def compute(job: DocumentJob, plugins: PluginSet, report: Report = _silent) -> D
     """Bring one document's steps up to date in memory; any plugin error becomes the outcome's failure."""
     started = time.perf_counter()
     outcome = _compute(job, plugins, report)
-    return replace(outcome, seconds=round(time.perf_counter() - started, 4))
+    return replace(outcome, seconds=round(time.perf_counter() - started, 4), size_bytes=measure(outcome))
 
 
 def _compute(job: DocumentJob, plugins: PluginSet, report: Report) -> DocumentOutcome:

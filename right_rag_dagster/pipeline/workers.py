@@ -12,13 +12,15 @@ from __future__ import annotations
 import os
 import queue
 import signal
+import socket
+import subprocess
+import sys
 import threading
 import time
 import traceback
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from multiprocessing import get_context
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
@@ -28,15 +30,18 @@ from .plugins import PluginSet
 from .work import DocumentJob, DocumentOutcome, compute, failed
 
 POLL_SECONDS = 0.2
-JOBS_PER_WORKER = 2
-"""A worker holds the job it runs and the next one, so it never waits for the main process between jobs."""
-_CONTEXT = get_context("spawn")
+JOBS_PER_WORKER = 1
+"""A worker is sent a job only when it waits for one: were it sent a second while it sends an outcome, both
+ends could block on full pipes. The dispatcher thread sends the next job as soon as an outcome arrives."""
 
 
-def _worker_main(conn: Connection, project: Project) -> None:
-    """A worker's life: build the plugins once, then compute every job it is sent until told to stop."""
+def _worker_main(conn: Connection) -> None:
+    """A worker's life: receive the project, build its plugins once, then compute every job it is sent until
+    told to stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    _die_with_parent()
     try:
+        project = conn.recv()
         plugins = PluginSet.for_project(project)
     except BaseException as exc:  # reported once, as the reason for every document it would have had
         conn.send(("broken", f"{type(exc).__name__}: {exc}"))
@@ -58,6 +63,17 @@ def _worker_main(conn: Connection, project: Project) -> None:
         except Exception as exc:  # e.g. a plugin put an object that cannot be pickled in its attributes
             conn.send(("done", failed(job.file, "parse", "failed",
                                       f"the parsers' output cannot be stored: {type(exc).__name__}: {exc}")))
+
+
+def _die_with_parent() -> None:
+    """On Linux, have the kernel kill this worker when the process that started it dies (``kill -9`` of
+    ``right-rag index`` must not leave a worker parsing on); elsewhere it notices its closed socket."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def _internal_error(exc: BaseException) -> str:
@@ -82,6 +98,10 @@ class _Worker:
     jobs: deque[DocumentJob] = field(default_factory=deque)
     started: float | None = None  # when the job at the head of ``jobs`` began
     stage: tuple[str, str | None] = ("starting", None)  # what it is doing, with which plugin
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
 
     @property
     def doing(self) -> str:
@@ -153,23 +173,28 @@ class WorkerPool:
     # -- the dispatcher thread -------------------------------------------------------------------------------
 
     def _spawn(self) -> _Worker:
-        parent, child = _CONTEXT.Pipe()
-        process = _CONTEXT.Process(target=_worker_main, args=(child, self.project), daemon=True,
-                                   name="right-rag-worker")
-        process.start()
-        child.close()
-        return _Worker(process, parent)
+        """A fresh ``python -m right_rag_dagster.pipeline.workers`` process, talking over a socket pair.
+
+        A plain subprocess, not ``multiprocessing``: that would import the caller's main script again in each
+        worker (running it, when it has no ``if __name__ == "__main__"`` guard)."""
+        ours, theirs = socket.socketpair()
+        process = subprocess.Popen([sys.executable, "-m", __name__, str(theirs.fileno())], pass_fds=[theirs.fileno()],
+                                   stdin=subprocess.DEVNULL, close_fds=True)
+        theirs.close()
+        conn = Connection(ours.detach())
+        conn.send(self.project)
+        return _Worker(process, conn)
 
     def _end(self, worker: _Worker, kill: bool = False) -> None:
         try:
-            if not kill and worker.process.is_alive():
+            if not kill and worker.alive:
                 worker.conn.send(None)
-                worker.process.join(timeout=2)
-        except (OSError, ValueError):
+                worker.process.wait(timeout=2)
+        except (OSError, ValueError, subprocess.TimeoutExpired):
             pass
-        if worker.process.is_alive():
+        if worker.alive:
             worker.process.kill()
-            worker.process.join(timeout=5)
+            worker.process.wait(timeout=5)
         worker.conn.close()
 
     def _dispatch(self) -> None:
@@ -188,11 +213,11 @@ class WorkerPool:
                     self._outbox.put(("outcome", failed(job.file, "parse", "failed",
                                                         f"the plugins could not be loaded: {self.broken}")))
             for worker in list(self._workers):
-                if not worker.jobs and not worker.process.is_alive() and self.broken is None:
+                if not worker.jobs and not worker.alive and self.broken is None:
                     self._end(worker, kill=True)  # died while idle: replace it before it is given work
                     position = self._workers.index(worker)
                     worker = self._workers[position] = self._spawn()
-                while waiting and len(worker.jobs) < JOBS_PER_WORKER and worker.process.is_alive():
+                while waiting and len(worker.jobs) < JOBS_PER_WORKER and worker.alive:
                     job = waiting.popleft()
                     worker.jobs.append(job)
                     try:
@@ -206,9 +231,9 @@ class WorkerPool:
                     return
                 waiting.append(job)
                 continue
-            ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=POLL_SECONDS)
+            ready = wait([w.conn for w in busy], timeout=POLL_SECONDS)  # a dead worker's socket reads as ready
             for worker in busy:
-                if worker.conn in ready or worker.process.sentinel in ready:
+                if worker.conn in ready:
                     self._receive(worker, waiting)
             self._enforce_limits(waiting)
 
@@ -245,8 +270,8 @@ class WorkerPool:
                     self._outbox.put(("outcome", failed(job.file, "parse", "failed",
                                                         f"the plugins could not be loaded: {payload}")))
                 worker.jobs.clear()
-        if not worker.process.is_alive() and worker.jobs:
-            code = worker.process.exitcode
+        if worker.jobs and not worker.alive:
+            code = worker.process.returncode
             how = f"was killed by signal {-code}" if code is not None and code < 0 else f"exited with code {code}"
             self._replace(worker, waiting, f"the worker process {how} while {worker.doing}")
 
@@ -298,3 +323,7 @@ def open_workers(indexer: Any) -> WorkerPool | InProcess:
     if indexer.limits.workers == 0:
         return InProcess(indexer.plugins)
     return WorkerPool(indexer.project, indexer.limits)
+
+
+if __name__ == "__main__":  # a worker process (see WorkerPool._spawn)
+    _worker_main(Connection(int(sys.argv[1])))

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..store import Store
 from ..store.sql import execute
 from .extensions import load_extension
 from .formats import BM25_FORMAT
@@ -22,20 +23,23 @@ from .tokenize import tokenize
 
 K1 = 1.2
 B = 0.75
-INSERT_SLICE = 4096
-"""Chunks inserted per statement: a build from empty of 40k chunks in one statement set the index run's peak
-memory (DuckDB's intermediates for 3 M tokens on top of Python's copy of them)."""
+INSERT_SLICE = 2048
+"""Chunks read, tokenized and inserted at a time: a build from empty holds one page of texts and tokens, not the
+corpus (40k chunks at once set the index run's peak memory)."""
+STAGE_CHUNKS = 2048
+"""Chunks per transaction of a full rebuild (``stage_bm25``): 32k chunks in one transaction added 330 MB."""
 FTS_OPTIONS = r"stemmer = 'porter', stopwords = 'english', ignore = '\s+', strip_accents = 0, lower = 0"
 """The ``create_fts_index`` settings, over our space-joined tokens, whose ``match_bm25`` scores equal ours."""
 
 
 @dataclass(frozen=True)
 class Bm25Plan:
-    """What to change in the BM25 tables: chunks to delete (ids) and chunks to (re)insert with their terms."""
+    """What to change in the BM25 tables: chunks to delete (ids) and chunks to (re)insert (ids; their texts are
+    read and tokenized a page at a time while the plan is applied, so memory does not grow with the corpus)."""
 
     tables: IndexTables
     remove: tuple[str, ...]
-    insert: tuple[tuple[str, str, str, int], ...]  # chunk_id, text_hash, tokens kept for terms, token count
+    insert: tuple[tuple[str, str], ...]  # (chunk_id, text_hash) to tokenize; texts are read a page at a time
     full_rebuild: bool
     fingerprint: str = ""  # of the chunks this plan was made from (see build.chunks_fingerprint)
     stale_fingerprint: bool = False  # only the stored fingerprint is out of date (no indexed text changed)
@@ -58,11 +62,11 @@ def needs_rebuild(con: Connection, chunker: str) -> bool:
 
 
 def plan_bm25(pending: PendingChunks, con: Connection, fingerprint: str = "") -> Bm25Plan:
-    """Tokenize the chunks that are new or changed for the BM25 table (all of them when it must be rebuilt)."""
+    """The chunks that are new or changed for the BM25 table (all of them when it must be rebuilt)."""
     tables = IndexTables(pending.chunker)
     full = needs_rebuild(con, pending.chunker)
-    stale, remove = pending.against(con, None if full else tables.bm25)
-    insert = tuple(_terms_row(row) for row in stale)
+    stale, remove = pending.stale_ids(con, None if full else tables.bm25)
+    insert = tuple(stale)
     state = read_state(con, pending.chunker, "bm25")
     stale_fingerprint = state is not None and state.details.get("fingerprint") != fingerprint
     return Bm25Plan(tables, remove, insert, full, fingerprint, stale_fingerprint)
@@ -73,26 +77,48 @@ def _terms_row(row: ChunkText) -> tuple[str, str, str, int]:
     return row.chunk_id, row.text_hash, " ".join(t for t in tokens if t not in ENGLISH_STOPWORDS), len(tokens)
 
 
-def apply_bm25(con: Connection, plan: Bm25Plan, build_id: str, seconds: float) -> dict[str, int]:
-    """Apply the plan in ``con``'s transaction; returns the index's chunk, token and term counts."""
+def stage_bm25(store: Store, plan: Bm25Plan) -> None:
+    """Write a full rebuild into staging tables, ``STAGE_CHUNKS`` chunks per transaction (DuckDB holds a
+    transaction's new rows in memory until it commits), for ``apply_bm25`` to swap in; until then searches use
+    the index as it was."""
+    staging = plan.tables.staging()
+    with store.write() as con:
+        _drop_tables(con, staging)
+        _create_tables(con, staging)
+    for start in range(0, len(plan.insert), STAGE_CHUNKS):
+        with store.write() as con:
+            _insert_chunks(con, staging, plan.insert[start:start + STAGE_CHUNKS])
+
+
+def apply_bm25(con: Connection, plan: Bm25Plan, build_id: str, seconds: float, staged: bool = False) -> dict[str, int]:
+    """Apply the plan in ``con``'s transaction (a full rebuild written by ``stage_bm25`` is swapped in);
+    returns the index's chunk, token and term counts."""
     t = plan.tables
     if plan.full_rebuild:
         _drop_tables(con, t)
-    con.execute(f"CREATE TABLE IF NOT EXISTS {t.bm25} (doc_key INTEGER NOT NULL, chunk_id VARCHAR NOT NULL, "
-                "text_hash VARCHAR NOT NULL, token_count INTEGER NOT NULL, len INTEGER NOT NULL)")
-    con.execute(f"CREATE TABLE IF NOT EXISTS {t.terms} (termid INTEGER NOT NULL, term VARCHAR NOT NULL)")
-    con.execute(f"CREATE TABLE IF NOT EXISTS {t.postings} (termid INTEGER NOT NULL, doc_key INTEGER NOT NULL, "
-                "tf INTEGER NOT NULL)")
+    if staged:
+        staging = t.staging()
+        for old, new in ((staging.bm25, t.bm25), (staging.terms, t.terms), (staging.postings, t.postings)):
+            con.execute(f"ALTER TABLE {old} RENAME TO {new}")
+    _create_tables(con, t)
     gone = list(plan.remove) + [row[0] for row in plan.insert]
     if gone and not plan.full_rebuild:
         _delete_chunks(con, t, gone)
-    if plan.insert:
+    if plan.insert and not staged:
         _insert_chunks(con, t, plan.insert)
     rows, tokens = con.execute(f"SELECT count(*), coalesce(sum(token_count), 0) FROM {t.bm25}").fetchone()
     terms = int(con.execute(f"SELECT count(*) FROM {t.terms}").fetchone()[0])
     write_state(con, IndexState(t.chunker, "bm25", t.bm25, BM25_FORMAT, None, rows, tokens, build_id,
                                 {"terms": terms, "k1": K1, "b": B, "fingerprint": plan.fingerprint}), seconds)
     return {"chunks": int(rows), "tokens": int(tokens), "terms": terms}
+
+
+def _create_tables(con: Connection, t: IndexTables) -> None:
+    con.execute(f"CREATE TABLE IF NOT EXISTS {t.bm25} (doc_key INTEGER NOT NULL, chunk_id VARCHAR NOT NULL, "
+                "text_hash VARCHAR NOT NULL, token_count INTEGER NOT NULL, len INTEGER NOT NULL)")
+    con.execute(f"CREATE TABLE IF NOT EXISTS {t.terms} (termid INTEGER NOT NULL, term VARCHAR NOT NULL)")
+    con.execute(f"CREATE TABLE IF NOT EXISTS {t.postings} (termid INTEGER NOT NULL, doc_key INTEGER NOT NULL, "
+                "tf INTEGER NOT NULL)")
 
 
 def _delete_chunks(con: Connection, t: IndexTables, chunk_ids: Sequence[str]) -> None:
@@ -105,10 +131,13 @@ def _delete_chunks(con: Connection, t: IndexTables, chunk_ids: Sequence[str]) ->
     con.execute("DROP TABLE _bm25_gone")
 
 
-def _insert_chunks(con: Connection, t: IndexTables, rows: Sequence[tuple[str, str, str, int]]) -> None:
+def _insert_chunks(con: Connection, t: IndexTables, stale: Sequence[tuple[str, str]]) -> None:
+    """Read, tokenize and insert the stale chunks a page of ``INSERT_SLICE`` at a time."""
     load_extension(con, "fts")  # for stem()
-    for start in range(0, len(rows), INSERT_SLICE):
-        _insert_slice(con, t, rows[start:start + INSERT_SLICE])
+    pending = PendingChunks(t.chunker, 0)
+    for start in range(0, len(stale), INSERT_SLICE):
+        page = pending.texts(con, [chunk_id for chunk_id, _ in stale[start:start + INSERT_SLICE]])
+        _insert_slice(con, t, [_terms_row(row) for row in page])
 
 
 def _insert_slice(con: Connection, t: IndexTables, rows: Sequence[tuple[str, str, str, int]]) -> None:

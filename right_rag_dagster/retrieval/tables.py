@@ -20,6 +20,7 @@ class IndexTables:
     """Tables of one chunker's indexes. Names are hashed from the chunker so any chunker name is safe in SQL."""
 
     chunker: str
+    suffix: str = ""  # "_staging": where a full rebuild is written before it replaces the index
 
     @property
     def slug(self) -> str:
@@ -27,15 +28,18 @@ class IndexTables:
 
     @property
     def bm25(self) -> str:
-        return f"bm25_{self.slug}"
+        return f"bm25_{self.slug}{self.suffix}"
 
     @property
     def terms(self) -> str:
-        return f"bm25_{self.slug}_terms"
+        return f"bm25_{self.slug}_terms{self.suffix}"
 
     @property
     def postings(self) -> str:
-        return f"bm25_{self.slug}_postings"
+        return f"bm25_{self.slug}_postings{self.suffix}"
+
+    def staging(self) -> IndexTables:
+        return IndexTables(self.chunker, "_staging")
 
     @property
     def legacy_fts_schema(self) -> str:

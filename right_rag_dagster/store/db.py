@@ -38,15 +38,27 @@ def _is_lock_error(exc: BaseException) -> bool:
                                     "unique file handle conflict"))
 
 
-_MEMORY = re.compile(r"^\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$", re.I)
-
-
 def memory_limit() -> str:
-    """DuckDB's memory budget: RIGHT_RAG_DUCKDB_MEMORY_LIMIT (e.g. "512MB") or the default."""
+    """DuckDB's memory budget: RIGHT_RAG_DUCKDB_MEMORY_LIMIT (e.g. "512MB") or the default; it reaches SQL only
+    once checked to be a size."""
     value = os.environ.get("RIGHT_RAG_DUCKDB_MEMORY_LIMIT", DEFAULT_MEMORY_LIMIT)
-    if not _MEMORY.match(value):
-        raise ConfigError(f"RIGHT_RAG_DUCKDB_MEMORY_LIMIT={value!r} is not a memory size; use e.g. 512MB or 2GB")
+    try:
+        megabytes(value)
+    except ConfigError:
+        raise ConfigError(f"RIGHT_RAG_DUCKDB_MEMORY_LIMIT={value!r} is not a memory size; use e.g. 512MB or 2GB") from None
     return value.strip()
+
+
+_UNITS = {"b": 1 / 2**20, "kb": 1000 / 2**20, "mb": 1e6 / 2**20, "gb": 1e9 / 2**20, "tb": 1e12 / 2**20,
+          "kib": 1 / 1024, "mib": 1.0, "gib": 1024.0, "tib": 1024.0**2}
+
+
+def megabytes(size: str) -> float:
+    """A memory size as DuckDB reads it ("128MB", "2GiB") in MiB."""
+    match = re.match(r"^\s*(\d+(?:\.\d+)?)\s*([a-z]+)\s*$", size, re.I)
+    if not match or match.group(2).lower() not in _UNITS:
+        raise ConfigError(f"{size!r} is not a memory size; use e.g. 512MB or 2GB")
+    return float(match.group(1)) * _UNITS[match.group(2).lower()]
 
 
 def _rollback(con: duckdb.DuckDBPyConnection) -> None:
@@ -68,14 +80,18 @@ class Store:
         self.lock_timeout = lock_timeout
         self._migrated = False
 
-    def _open(self, read_only: bool, memory: str | None = None) -> duckdb.DuckDBPyConnection:
+    def _open(self, read_only: bool, min_memory_mb: float = 0) -> duckdb.DuckDBPyConnection:
         deadline = time.monotonic() + self.lock_timeout
         delay = 0.005
-        limit = literal(memory or memory_limit())
+        configured = memory_limit()
+        limit = literal(configured if megabytes(configured) >= min_memory_mb else f"{int(min_memory_mb)}MiB")
         while True:
             try:
                 con = duckdb.connect(str(self.path), read_only=read_only)
                 con.execute(f"SET memory_limit = {limit}")
+                # DuckDB's allocator keeps freed memory for reuse up to 128 MB by default; a store opened for
+                # many short transactions then holds that much for nothing between them.
+                con.execute("SET allocator_flush_threshold = '8MB'")
                 return con
             except duckdb.Error as exc:
                 if not _is_lock_error(exc) or time.monotonic() > deadline:
@@ -87,14 +103,14 @@ class Store:
                 delay = min(delay * 2, 0.25)
 
     @contextmanager
-    def write(self, checkpoint: bool = False, memory: str | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    def write(self, checkpoint: bool = False, min_memory_mb: float = 0) -> Iterator[duckdb.DuckDBPyConnection]:
         """One transaction on a fresh connection; committed on success, rolled back on any error.
 
         With ``checkpoint``, the write-ahead log is folded into the file right after the commit, on the same
-        connection (what ``checkpoint()`` does, without opening the file once more). ``memory`` raises
+        connection (what ``checkpoint()`` does, without opening the file once more). ``min_memory_mb`` raises
         DuckDB's budget for this one transaction. Running out of memory raises ``StoreMemoryError``."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        con = self._open(read_only=False, memory=memory)
+        con = self._open(read_only=False, min_memory_mb=min_memory_mb)
         try:
             # Checkpointing rewrites the file; doing it on every short transaction's close cost seconds per
             # index run. The WAL is folded in by ``checkpoint()`` at the end of a run (or by DuckDB past 64 MB).
@@ -103,6 +119,7 @@ class Store:
             con.execute("SET checkpoint_threshold = '64MB'")
             # Writers insert in bulk and never rely on the order rows come back in without ORDER BY.
             con.execute("SET preserve_insertion_order = false")
+            con.execute("SET threads = 1")
             if not self._migrated:
                 self._migrate(con)
             con.execute("BEGIN TRANSACTION")
@@ -111,7 +128,8 @@ class Store:
                 con.execute("COMMIT")
             except duckdb.OutOfMemoryException as exc:
                 _rollback(con)
-                raise StoreMemoryError(MEMORY_HINT.format(limit=memory or memory_limit(), error=exc)) from exc
+                limit = max(megabytes(memory_limit()), min_memory_mb)
+                raise StoreMemoryError(MEMORY_HINT.format(limit=f"{limit:.0f} MiB", error=exc)) from exc
             except BaseException:
                 _rollback(con)
                 raise

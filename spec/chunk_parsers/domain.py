@@ -17,6 +17,7 @@ page break) is left out. ``source_start``/``source_end`` span exactly the chunk'
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -36,6 +37,9 @@ RECORD_TYPES = {"change", "header_stanza", "files_stanza", "license_stanza"}
 """Unit types that are independent entries of a list (a change log's changes, a copyright file's stanzas): each
 is chunked on its own, never merged into its parent's chunk, so one entry's words do not rank its neighbours."""
 _NOT_COPIED = {"furniture_chars", "page_start", "page_end", "page_index_start", "page_index_end", "heading"}
+MAX_COPIED_CHARS = 256
+"""A unit attribute longer than this (as JSON) stays on the unit: a copyright stanza's list of 5,000 file
+patterns copied into each of its chunks made the chunks' attributes 16 times the size of their text."""
 _DECORATION = re.compile(r"[\s*=\-_~#`]+")
 _WORD = re.compile(r"\w+")
 
@@ -107,7 +111,8 @@ class DomainChunkParser(ChunkParser):
         unit, text = block.unit, block.text
         header = chunk_header(unit)
         role = "rationale" if _RATIONALE.match(text) else unit.attributes.get("role")
-        attributes = {k: v for k, v in unit.attributes.items() if k not in _NOT_COPIED}
+        attributes = {k: v for k, v in unit.attributes.items()
+                      if k not in _NOT_COPIED and len(json.dumps(v, ensure_ascii=False)) <= MAX_COPIED_CHARS}
         return Chunk(
             id=chunk_id_for(unit.id, self.parser_name, ordinal),
             document_id=unit.document_id,

@@ -154,5 +154,6 @@ def test_materialize_all_backfill_materializes_index_report_and_checks(project_d
     assert (search_index_key("default").to_user_string(), None) in new
     assert (AUDIT_REPORT_KEY.to_user_string(), None) in new, (backfill.status, [r.asset_selection for r in runs])
     assert check_evaluations(instance, run_ids) == {"coverage_above_threshold", "no_rejected_documents",
-                                                   "default_parser_not_in_production", "units_have_source_spans"}
+                                                   "default_parser_not_in_production", "units_have_source_spans",
+                                                   "no_stale_documents", "spec_plugins_import"}
     assert backfill.status == BulkActionStatus.COMPLETED_SUCCESS

@@ -173,7 +173,8 @@ def test_refresh_materializes_audit_report_with_check_results(project_dir, insta
     with Store(Project.load(project_dir).store_path).read() as con:
         lowest = con.execute("SELECT min(coverage_percent) FROM coverage").fetchone()[0]
     assert checks == {"coverage_above_threshold": lowest >= 90.0, "no_rejected_documents": False,
-                      "default_parser_not_in_production": True, "units_have_source_spans": True}
+                      "default_parser_not_in_production": True, "units_have_source_spans": True,
+                      "no_stale_documents": True, "spec_plugins_import": True}
     report = instance.get_latest_materialization_event(dg.AssetKey("audit_report")).asset_materialization
     assert report.metadata["rejected"].value == 1
     assert instance.get_latest_materialization_event(dg.AssetKey(["search_index", "default"])) is not None

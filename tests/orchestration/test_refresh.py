@@ -63,7 +63,7 @@ def test_one_run_indexes_a_changed_document_and_refreshes_index_and_report(proje
         <= materialized
     assert not any(partition in ("GPL-3.0.txt", "LGPL-3.0.txt") for _, partition in materialized)
     checks = [e for e in events if e.dagster_event and e.dagster_event.event_type_value == "ASSET_CHECK_EVALUATION"]
-    assert len(checks) == 4
+    assert len(checks) == 6
     metadata = instance.get_latest_materialization_event(SEARCH_KEY).asset_materialization.metadata
     assert metadata["chunks_tokenized"].value >= 1 and metadata["chunks_removed"].value == 0
     clear_cache()

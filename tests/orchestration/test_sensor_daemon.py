@@ -20,6 +20,7 @@ from dagster._daemon.sensor import execute_sensor_iteration
 
 from right_rag_dagster.orchestration.definitions import build_definitions
 from right_rag_dagster.orchestration.names import DOCUMENTS_PARTITIONS
+from right_rag_dagster.orchestration.resources import RightRagProject
 from right_rag_dagster.project import Project
 from right_rag_dagster.store import Store
 
@@ -39,9 +40,9 @@ def instance():
 class Daemon:
     """Ticks of the real sensor daemon, each a minute after the last (past the sensor's minimum interval)."""
 
-    def __init__(self, context) -> None:
+    def __init__(self, context, now: float | None = None) -> None:
         self.context = context
-        self.now = time.time()
+        self.now = now or time.time()
         location = context.create_request_context().get_code_location("right_rag")
         repository = next(iter(location.get_repositories().values()))
         self.sensor = repository.get_sensor(SENSOR)
@@ -117,7 +118,7 @@ def test_a_failed_run_is_requested_again_on_a_later_tick(project_dir, instance):
         assert failed.status == dg.DagsterRunStatus.FAILURE  # the breaker stopped it: every document failed
         toml.write_text(toml.read_text().replace(', "broken"]', "]"))
     with workspace(project_dir, instance) as context:  # the code location reloads the fixed project
-        daemon = Daemon(context)
+        daemon = Daemon(context, daemon.now)
         assert daemon.tick().status == TickStatus.SUCCESS
         latest = instance.get_runs(limit=1)[0]
         assert latest.run_id != failed.run_id and latest.status == dg.DagsterRunStatus.SUCCESS
@@ -140,7 +141,8 @@ def test_the_schedule_requests_runs_of_its_own_job_for_changes_and_for_removals(
     schedule = defs.resolve_schedule_def("rescan_documents_schedule")
 
     def evaluate():
-        context = dg.build_schedule_context(instance=instance, definitions=defs)
+        context = dg.build_schedule_context(instance=instance, repository_def=defs.get_repository_def(), resources={
+            "right_rag": RightRagProject(project_dir=str(project_dir))})
         return schedule.evaluate_tick(context)
 
     first = evaluate()

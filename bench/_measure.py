@@ -56,7 +56,11 @@ def measure(command: list[str], cwd: Path, log: Path, env: dict[str, str] | None
         sampler = _TreeSampler(process.pid)
         sampler.start()
         killer.start()
-        _, status, usage = os.wait4(process.pid, 0)
+        try:
+            _, status, usage = os.wait4(process.pid, 0)
+        except BaseException:  # Ctrl-C, SIGTERM: the command runs in its own session, so stop it here
+            kill_group(process.pid, grace=2.0)
+            raise
         wall = time.perf_counter() - started
         killer.cancel()
         sampler.stop()

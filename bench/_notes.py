@@ -19,12 +19,13 @@ def describe(report: dict[str, Any]) -> str:
     if report.get("latency"):
         lines.append(describe_latency(report["latency"]))
     lines.append("load average before each run: " + "; ".join(
-        f"{name} " + " ".join(f"{case}:{','.join(str(r['load_before']) for r in runs if 'load_before' in r)}"
-                              for case, runs in cases.items())
+        f"{name} " + " ".join(f"{case} {','.join(str(r['load_before']) for r in runs)}" for case, runs in cases.items()
+                              if all("load_before" in r for r in runs))
         for name, cases in report.get("runs", {}).items()))
     lines.append("Times are wall seconds (cpu = user+sys of the process tree); 'xN' = median of N runs; RSS = peak "
                  "of the process tree. Store = right_rag.duckdb + .wal over the documents' file bytes (plain-text "
-                 "UTF-8 files: the text's size). Ratios are time / RSS against the 'compared with' run of the same case.")
+                 "UTF-8 files: the text's size). Ratios: wall time (CPU seconds) / peak RSS over the 'compared with' "
+                 "run of the same case; targets judge wall time.")
     return "\n".join(lines)
 
 
@@ -59,8 +60,9 @@ def _floor(report: dict[str, Any]) -> list[str]:
             f"(cpu {floor['batched_run_subset_planned_cpu_seconds']:.1f}; {floor['per_asset_partition_ms']:.1f} ms "
             f"each, one planned event per asset as right-rag index sets); the full-index column scales it to each "
             f"project's counted materializations. One changed file: a fresh process importing dagster "
-            f"({floor['cold_one_import_seconds']:.2f} s), creating the instance ({floor['cold_one_instance_seconds']:.2f} s) "
-            f"and running one partition ({floor['cold_one_run_seconds']:.2f} s): {floor['cold_one_process_seconds']:.2f} s"
+            f"({floor['cold_one_import_seconds']:.2f} s), creating the instance "
+            f"({floor['cold_one_instance_seconds']:.2f} s) and running one partition "
+            f"({floor['cold_one_run_seconds']:.2f} s): {floor['cold_one_process_seconds']:.2f} s"
             + (f"; one run per partition would take {floor['naive_extrapolated_seconds']:.0f} s (from "
                f"{floor['naive_sample_runs']} runs)" if floor.get("naive_sample_runs") else ""))
     return lines
@@ -76,7 +78,8 @@ def _loop(report: dict[str, Any]) -> list[str]:
                            ("load", "parse", "chunk", "coverage", "write"))
         lines.append(f"plain loop {name}: {loop['documents']} documents ({loop['rejected']} rejected), "
                      f"{loop['units']} units, {loop['chunks']} chunks; {phases}; "
-                     f"its DuckDB file {(loop.get('duckdb_bytes') or 0) / 2**20:.0f} MB (no indexes)")
+                     f"its DuckDB file {(loop.get('duckdb_bytes') or 0) / 2**20:.0f} MB (no indexes; DuckDB's "
+                     "default memory limit, so its RSS includes a buffer pool that grows with the data)")
     return lines
 
 

@@ -17,7 +17,7 @@ FRESH_LIMITS = {"no_change": 0.5, "one_change": 2.5}  # right-rag index in a fre
 SCALED_NO_CHANGE_LIMIT = 1.0
 SAMPLE_OVER_SAME_PLUGIN = 1.2
 SCALED_RSS_RATIO = 1.2
-CELL_CHARS = 110
+CELL_CHARS = 90
 
 
 @dataclass(frozen=True)
@@ -90,10 +90,13 @@ def _row(results: dict[str, Any], workload: Workload, case: str) -> dict[str, An
     return row
 
 
-def _ratios(mine: dict | None, reference: dict | None) -> tuple[float, float] | None:
+def _ratios(mine: dict | None, reference: dict | None) -> tuple[float, float, float | None] | None:
+    """Wall time, peak RSS and CPU seconds over the reference's (CPU: steadier when the machine is shared)."""
     if not (mine and reference and mine.get("ok") and reference.get("ok") and reference["wall_seconds"]):
         return None
-    return mine["wall_seconds"] / reference["wall_seconds"], mine["peak_rss_mb"] / max(reference["peak_rss_mb"], 1e-9)
+    cpu = mine["cpu_seconds"] / reference["cpu_seconds"] if reference.get("cpu_seconds") else None
+    return (mine["wall_seconds"] / reference["wall_seconds"], mine["peak_rss_mb"] / max(reference["peak_rss_mb"], 1e-9),
+            cpu)
 
 
 def _store_ratio(project: dict[str, Any], case: str) -> dict[str, float] | None:
@@ -117,12 +120,14 @@ def _floor(results: dict[str, Any], workload: Workload, case: str) -> dict[str, 
         return {"seconds": floor["cold_one_process_seconds"]}
     if case != "full":
         return None
-    count = results.get("projects", {}).get(workload.name, {}).get("materializations") or floor["asset_partitions"]
+    counted = results.get("projects", {}).get(workload.name, {}).get("materializations")
+    count = counted or floor["asset_partitions"]
     fixed = floor["import_seconds"] + floor["add_partitions_seconds"]
-    return {"seconds": fixed + count * floor["per_asset_partition_ms"] / 1000, "materializations": count}
+    return {"seconds": fixed + count * floor["per_asset_partition_ms"] / 1000, "materializations": count,
+            "counted": bool(counted)}
 
 
-def _judge(workload: Workload, case: str, mine: dict | None, ratio: tuple[float, float] | None,
+def _judge(workload: Workload, case: str, mine: dict | None, ratio: tuple[float, float, float | None] | None,
            store: dict | None, factor: int) -> tuple[str, list[str]]:
     """The case's targets (text) and the short names of those missed ("time", "RSS", "store"; "? time" when the
     figure to judge is missing); an empty text when issue 11 sets none for the case."""
@@ -171,7 +176,7 @@ def _latency_row(latency: dict[str, Any]) -> dict[str, Any]:
 
 
 HEADER = ["workload", "case", "right-rag-dagster", "peak RSS", "store on disk", "compared with",
-          "ratio time / RSS", "Dagster floor", "plain loop", "target", "met"]
+          "ratio time (cpu) / RSS", "Dagster floor", "plain loop", "target", "met"]
 
 
 def format_table(rows: list[dict[str, Any]]) -> str:
@@ -187,20 +192,32 @@ def _cells(row: dict[str, Any]) -> list[str]:
     if row["case"] == "save_to_answer":
         latency = row["latency"]
         seconds = latency.get("median_seconds")
-        measured = (f"{seconds:.1f} s (median of {len(latency['seconds'])})" if seconds is not None
-                    else _clip(f"FAILED: {latency.get('error', 'no answer cited the file')}"))
+        measured = (f"{seconds:.1f} s (median of {len(latency['seconds'])})" + _latency_parts(latency)
+                    if seconds is not None else _clip(f"FAILED: {latency.get('error', 'no answer cited the file')}"))
         return [row["label"], "saved file -> answer cites it", measured, "", "", "", "", "", "", row["target"], met]
     mine, reference = row["measured"], row["reference"]
     ratio = row["ratio"]
     store = row["store"]
     return [
         row["label"], CASE_LABELS[row["case"]], _run_cell(mine),
-        "" if not mine or not mine.get("ok") else f"{mine['peak_rss_mb']:.0f} MB",
+        "" if not mine or mine.get("skipped") else f"{mine['peak_rss_mb']:.0f} MB",
         "" if not store else f"{store['bytes'] / 2**20:.0f} MB = {store['ratio']:.1f}x text",
         "" if reference is None else f"{row['reference_label']}: " + _short(reference),
-        "" if ratio is None else f"{ratio[0]:.2f}x / {ratio[1]:.2f}x",
+        "" if ratio is None else f"{ratio[0]:.2f}x" + ("" if ratio[2] is None else f" (cpu {ratio[2]:.2f}x)")
+        + f" / {ratio[1]:.2f}x",
         _floor_cell(row["floor"]), _loop_cell(row.get("loop")), row["target"] or "-", met,
     ]
+
+
+def _latency_parts(latency: dict[str, Any]) -> str:
+    """Where the median save's seconds went: sensor wait, queue, run until the answer."""
+    saves = [(s, part) for s, part in zip(latency["seconds"], latency.get("breakdown") or []) if part]
+    if not saves:
+        return ""
+    part = sorted(saves, key=lambda save: save[0])[(len(saves) - 1) // 2][1]
+    run = part.get("run_until_answer")
+    return (f": sensor {part['sensor_wait']:.1f} s, queued {part['queued']:.1f} s, run "
+            + ("-" if run is None else f"{run:.1f} s"))
 
 
 def _run_cell(run: dict | None) -> str:
@@ -226,7 +243,9 @@ def _floor_cell(floor: dict | None) -> str:
     if floor is None:
         return ""
     text = _seconds(floor["seconds"])
-    return f"{text} ({floor['materializations']} mat.)" if "materializations" in floor else text
+    if "materializations" not in floor:
+        return text
+    return f"{text} ({floor['materializations']} {'counted' if floor['counted'] else '= 4/document'})"
 
 
 def _loop_cell(loop: dict | None) -> str:

@@ -182,7 +182,8 @@ def describe(result: dict[str, Any]) -> str:
     for number, part in enumerate(result.get("breakdown", [])):
         if part:
             lines.append(f"  save {number}: sensor wait {part['sensor_wait']:.1f} s, queued {part['queued']:.1f} s, "
-                         f"run until the answer {_maybe(part['run_until_answer'])} (the whole run {_maybe(part['run'])},"
+                         f"run until the answer {_maybe(part['run_until_answer'])} "
+                         f"(the whole run {_maybe(part['run'])},"
                          f" {part['job']}, {part['status']}); {part['runs_before_answer']} run(s) created before the "
                          "answer")
     if result.get("webserver_seconds") is not None:

@@ -19,9 +19,8 @@ def test_measure_reports_peak_memory_and_last_line_of_a_real_subprocess(tmp_path
 
 
 def test_a_failure_reports_the_last_stderr_line_naming_the_error_not_the_hints_after_it(tmp_path):
-    code = ("import sys; print('progress'); "
-            "sys.stderr.write('right-rag: error: out of memory\\nPossible solutions:\\n* Increase the memory limit\\n'); "
-            "sys.exit(2)")
+    code = ("import sys; print('progress'); sys.stderr.write("
+            "'right-rag: error: out of memory\\nPossible solutions:\\n* Increase the memory limit\\n'); sys.exit(2)")
     result = _measure.measure([sys.executable, "-c", code], tmp_path, tmp_path / "log.txt")
 
     assert result.returncode == 2 and not result.ok
@@ -29,7 +28,8 @@ def test_a_failure_reports_the_last_stderr_line_naming_the_error_not_the_hints_a
 
 
 def test_a_run_past_its_timeout_is_killed_with_its_children(tmp_path):
-    code = "import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); time.sleep(60)"
+    code = ("import subprocess, sys, time; "
+            "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); time.sleep(60)")
     result = _measure.measure([sys.executable, "-c", code], tmp_path, tmp_path / "log.txt", timeout=1.0)
 
     assert result.timed_out and not result.ok and result.wall_seconds < 30

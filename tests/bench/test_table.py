@@ -37,7 +37,9 @@ def results() -> dict:
                                                                           "ten_percent": 600 * 2**20}}},
         "floor": {"1x": FLOOR},
         "loop": {"same-plugin": {"process": run(12.0, 150.0)}},
-        "latency": {"label": "dagster dev", "seconds": [35.0, 30.0, 40.0], "median_seconds": 35.0},
+        "latency": {"label": "dagster dev", "seconds": [35.0, 30.0, 40.0], "median_seconds": 35.0,
+                    "breakdown": [{"sensor_wait": 20.0, "queued": 8.0, "run_until_answer": 5.0}, None,
+                                  {"sensor_wait": 25.0, "queued": 8.0, "run_until_answer": 5.0}]},
     }
 
 
@@ -48,9 +50,11 @@ def rows_by_key() -> dict:
 def test_same_plugin_rows_compare_with_right_rag_and_take_medians():
     rows = rows_by_key()
     full = rows[("same-plugin", "full")]
-    assert abs(full["ratio"][0] - 80 / 45) < 1e-9 and abs(full["ratio"][1] - 450 / 650) < 1e-9
+    time_ratio, rss_ratio, cpu_ratio = full["ratio"]
+    assert abs(time_ratio - 80 / 45) < 1e-9 and abs(rss_ratio - 450 / 650) < 1e-9 and abs(cpu_ratio - 80 / 45) < 1e-9
     assert full["misses"] == ["time"]  # slower than right-rag; less memory; store 3x text is within 5x
-    assert full["floor"] == {"seconds": 1.0 + 0.5 + 2842 * 0.010, "materializations": 2842}
+    assert full["floor"] == {"seconds": 1.0 + 0.5 + 2842 * 0.010, "materializations": 2842, "counted": True}
+    assert rows[("sample", "full")]["floor"]["materializations"] == 2840  # not counted: 4 per document
     assert full["loop"]["process"]["wall_seconds"] == 12.0
     no_change = rows[("same-plugin", "no_change")]
     assert no_change["measured"]["wall_seconds"] == 0.45 and no_change["measured"]["n"] == 3
@@ -65,7 +69,7 @@ def test_failures_and_skipped_cases_are_cells_not_crashes():
     assert rows[("sample-q", "no_change")]["misses"] == ["not run"]
     table = _table.format_table(_table.build_rows(results()))
     assert "FAILED exit 2 after 28 s: right-rag: error: DuckDB ran out of its memory budget (128MB)" in table
-    assert "not run: full index failed" in table
+    assert "not run: full index failed" in table and "| 592 MB" in table  # a failed run's peak still shows
 
 
 def test_sample_and_scaled_targets():
@@ -85,4 +89,4 @@ def test_latency_row_and_table_shape():
     assert latency["case"] == "save_to_answer" and latency["misses"] == ["< 10 s"]
     table = _table.format_table(built)
     assert len(table.splitlines()) == 2 + len(built)
-    assert "35.0 s (median of 3)" in table and "NO: time" in table and "NO: < 10 s" in table
+    assert "35.0 s (median of 3): sensor 20.0 s, queued 8.0 s, run 5.0 s" in table and "NO: time" in table and "NO: < 10 s" in table

@@ -1,11 +1,13 @@
 """Dagster's own floor: do-nothing assets with right-rag-dagster's partitioning, on a fresh SQLite DAGSTER_HOME.
 
-Run as a subprocess by ``bench/index_scale.py`` (so its memory and imports are its own):
+Run as a subprocess by ``bench/real_projects.py`` (so its memory and imports are its own):
 ``python bench/_dagster_floor.py --partitions 710 --assets 4 --naive-sample 20 --home DIR --json OUT``.
-Measures one single-run backfill over all partitions (each asset yields one AssetMaterialization per
+Measures single-run backfills over all partitions (each asset yields one AssetMaterialization per
 partition, as ``document_pipeline`` does) and the naive one-run-per-partition cost on a sample. Then, in a fresh
 process on the same DAGSTER_HOME (``--cold-one``), what a one-file ``right-rag index`` cannot avoid: importing
 dagster, creating the instance (which imports its SQLite storage) and a first run of one partition.
+``--count --home PROJECT/.dagster`` counts the materializations a project's runs recorded, so the floor can be
+scaled to the same number.
 """
 
 from __future__ import annotations
@@ -46,10 +48,13 @@ def build(asset_count: int):
 
 
 def measure(partition_count: int, asset_count: int, naive_sample: int, home: Path,
-            subset_planned: bool = True) -> dict[str, float]:
-    """Seconds for: importing dagster, adding the partitions, one batched run, and the naive runs.
+            subset_planned: bool = True, per_partition_planned: bool = True) -> dict[str, float]:
+    """Seconds for: importing dagster, adding the partitions, the batched runs, a run of one partition, the naive
+    runs, and a fresh process running one partition.
 
-    With ``subset_planned``, also one batched run with ``DAGSTER_EMIT_PARTITION_SUBSET_IN_PLANNED_EVENTS=1``.
+    ``per_partition_planned``: one batched run as Dagster does by default (one planned event per asset and
+    partition); ``subset_planned``: one with ``DAGSTER_EMIT_PARTITION_SUBSET_IN_PLANNED_EVENTS=1`` (one planned
+    event per asset, what ``right-rag index`` sets). ``per_asset_partition_ms`` comes from the cheaper of the two.
     """
     home.mkdir(parents=True, exist_ok=True)
     (home / "dagster.yaml").write_text(DAGSTER_YAML, encoding="utf-8")
@@ -65,26 +70,27 @@ def measure(partition_count: int, asset_count: int, naive_sample: int, home: Pat
     partitions, job = build(asset_count)
     instance = dg.DagsterInstance.get()
     keys = [f"doc-{i:05d}.copyright" for i in range(partition_count)]
+    whole = {"dagster/asset_partition_range_start": keys[0], "dagster/asset_partition_range_end": keys[-1]}
 
     clock.reset()
     instance.add_dynamic_partitions(partitions.name, keys)
     clock.lap("add_partitions")
 
-    job.execute_in_process(instance=instance, run_config=quiet, tags={
-        "dagster/asset_partition_range_start": keys[0], "dagster/asset_partition_range_end": keys[-1]})
-    clock.lap("batched_run")
-
-    job.execute_in_process(instance=instance, run_config=quiet, tags={
-        "dagster/asset_partition_range_start": keys[0], "dagster/asset_partition_range_end": keys[0]})
-    clock.lap("one_partition_run")
+    if per_partition_planned:
+        job.execute_in_process(instance=instance, run_config=quiet, tags=whole)
+        clock.lap("batched_run")
 
     if subset_planned:  # Dagster's switch: one planned event per asset for the run, not one per partition
         os.environ[SUBSET_PLANNED] = "1"
         clock.reset()
-        job.execute_in_process(instance=instance, run_config=quiet, tags={
-            "dagster/asset_partition_range_start": keys[0], "dagster/asset_partition_range_end": keys[-1]})
+        job.execute_in_process(instance=instance, run_config=quiet, tags=whole)
         clock.lap("batched_run_subset_planned")
         del os.environ[SUBSET_PLANNED]
+
+    clock.reset()
+    job.execute_in_process(instance=instance, run_config=quiet, tags={
+        "dagster/asset_partition_range_start": keys[0], "dagster/asset_partition_range_end": keys[0]})
+    clock.lap("one_partition_run")
 
     sample = keys[1:1 + naive_sample]
     clock.reset()
@@ -95,10 +101,24 @@ def measure(partition_count: int, asset_count: int, naive_sample: int, home: Pat
     out["naive_extrapolated_seconds"] = out["naive_sample_seconds"] / max(len(sample), 1) * partition_count
     materializations = partition_count * asset_count
     out["asset_partitions"] = materializations
-    out["per_asset_partition_ms"] = out["batched_run_seconds"] / materializations * 1000
+    out["partitions"] = partition_count
+    batched = [out[f"{name}_seconds"] for name in ("batched_run", "batched_run_subset_planned")
+               if f"{name}_seconds" in out]
+    out["per_asset_partition_ms"] = min(batched) / materializations * 1000 if batched else 0.0
     instance.dispose()
     out.update(cold_one_process(asset_count, home, keys[len(keys) // 2]))
     return out
+
+
+def count_materializations(home: Path) -> dict[str, int]:
+    """Asset materializations and runs recorded so far in the instance at ``home`` (a project's DAGSTER_HOME)."""
+    os.environ["DAGSTER_HOME"] = str(home)
+    import dagster as dg
+
+    with dg.DagsterInstance.get() as instance:
+        runs = instance.get_runs()
+        total = sum(instance.get_run_stats(run.run_id).materializations for run in runs)
+    return {"materializations": total, "runs": len(runs)}
 
 
 def cold_one_process(asset_count: int, home: Path, key: str) -> dict[str, float]:
@@ -150,17 +170,25 @@ def main() -> None:
     parser.add_argument("--assets", type=int, default=4)
     parser.add_argument("--naive-sample", type=int, default=20)
     parser.add_argument("--no-subset-planned", action="store_true",
-                        help=f"skip the extra batched run with {SUBSET_PLANNED}=1")
+                        help=f"skip the batched run with {SUBSET_PLANNED}=1")
+    parser.add_argument("--no-per-partition-planned", action="store_true",
+                        help="skip the batched run with Dagster's default planned events (one per asset-partition)")
+    parser.add_argument("--count", action="store_true",
+                        help="only count the asset materializations and runs recorded in the instance at --home")
     parser.add_argument("--home", type=Path, required=True, help="a fresh DAGSTER_HOME folder")
     parser.add_argument("--json", type=Path, required=True, help="where to write the seconds")
     parser.add_argument("--cold-one", metavar="KEY", help="(internal) the fresh-process run of partition KEY")
     args = parser.parse_args()
+    if args.count:
+        args.json.write_text(json.dumps(count_materializations(args.home)), encoding="utf-8")
+        return
     if args.cold_one:
         figures = run_cold_one(args.cold_one, args.assets, args.home)
         args.json.write_text(json.dumps(figures, indent=2), encoding="utf-8")
         gc.freeze()  # as `right-rag index` does: no final collection of Dagster's objects at exit
         return
-    figures = measure(args.partitions, args.assets, args.naive_sample, args.home, not args.no_subset_planned)
+    figures = measure(args.partitions, args.assets, args.naive_sample, args.home, not args.no_subset_planned,
+                      not args.no_per_partition_planned)
     args.json.write_text(json.dumps(figures, indent=2), encoding="utf-8")
 
 

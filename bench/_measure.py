@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import re
+import signal
 import subprocess
 import threading
 import time
@@ -10,9 +12,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 
+ERROR_LINE = re.compile(r"error|exception|traceback|killed", re.I)
+
+
 @dataclass(frozen=True)
 class Measurement:
-    """One command's cost. ``peak_rss_mb`` is the larger of the kernel's per-process peak and the sampled tree sum."""
+    """One command's cost. ``peak_rss_mb`` is the larger of the kernel's per-process peak and the sampled tree sum.
+
+    ``last_line`` is, when the command failed, the last line of stderr that names an error (DuckDB and Dagster
+    follow theirs with hints and stack-trace headers), else the last line of stdout."""
 
     wall_seconds: float
     cpu_seconds: float
@@ -21,6 +29,7 @@ class Measurement:
     load_before: float
     log: str
     last_line: str
+    timed_out: bool = False
 
     @property
     def ok(self) -> bool:
@@ -30,26 +39,89 @@ class Measurement:
         return {**asdict(self), "ok": self.ok}
 
 
-def measure(command: list[str], cwd: Path, log: Path, env: dict[str, str] | None = None) -> Measurement:
-    """Run ``command`` to completion; stdout and stderr go to ``log``.
+def measure(command: list[str], cwd: Path, log: Path, env: dict[str, str] | None = None,
+            timeout: float | None = None) -> Measurement:
+    """Run ``command`` to completion (or kill its process group after ``timeout`` seconds).
 
-    Peak RSS comes from ``wait4`` (what ``/usr/bin/time -v`` reports: the largest process of the tree) and from
-    sampling /proc every 100 ms for the sum over the whole tree; the larger is kept.
+    stdout goes to ``log`` and stderr to ``log`` + ``.err``. Peak RSS comes from ``wait4`` (what
+    ``/usr/bin/time -v`` reports: the largest process of the tree) and from sampling /proc every 100 ms for
+    the sum over the whole tree; the larger is kept. CPU is user+sys of the command and its waited-for children.
     """
     load_before = os.getloadavg()[0]
-    with log.open("w", encoding="utf-8") as out:
+    errors = Path(f"{log}.err")
+    with log.open("w", encoding="utf-8") as out, errors.open("w", encoding="utf-8") as err:
         started = time.perf_counter()
-        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=err, start_new_session=True)
+        killer = _Killer(process.pid, timeout)
         sampler = _TreeSampler(process.pid)
         sampler.start()
-        _, status, usage = os.wait4(process.pid, 0)
+        killer.start()
+        try:
+            _, status, usage = os.wait4(process.pid, 0)
+        except BaseException:  # Ctrl-C, SIGTERM: the command runs in its own session, so stop it here
+            kill_group(process.pid, grace=2.0)
+            raise
         wall = time.perf_counter() - started
+        killer.cancel()
         sampler.stop()
+        if _group_alive(process.pid):  # a child left behind (a daemon, a worker): not part of the next run
+            kill_group(process.pid, grace=2.0)
     process.returncode = os.waitstatus_to_exitcode(status)
     peak_mb = max(usage.ru_maxrss / 1024, sampler.peak_kb / 1024)
-    lines = [line for line in log.read_text(encoding="utf-8", errors="replace").splitlines() if line.strip()]
+    last = (_last_line(errors, ERROR_LINE) or _last_line(errors)) if process.returncode else _last_line(log)
+    if killer.fired:
+        last = f"killed after {timeout:.0f} s (timeout); last output: {last}"
     return Measurement(round(wall, 3), round(usage.ru_utime + usage.ru_stime, 3), round(peak_mb, 1),
-                       process.returncode, round(load_before, 2), str(log), lines[-1][:200] if lines else "")
+                       process.returncode, round(load_before, 2), str(log), last[:300], killer.fired)
+
+
+def kill_group(pid: int, grace: float = 10.0) -> None:
+    """SIGTERM the process group led by ``pid``, then SIGKILL whatever is left after ``grace`` seconds."""
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 0.0)):
+        try:
+            os.killpg(pid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            if not _group_alive(pid):
+                return
+            time.sleep(0.1)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def _last_line(path: Path, pattern: re.Pattern[str] | None = None) -> str:
+    """The last non-empty line of ``path`` (matching ``pattern`` when given), or ""."""
+    try:
+        lines = [line for line in path.read_text(encoding="utf-8", errors="replace").splitlines() if line.strip()]
+    except OSError:
+        return ""
+    lines = [line for line in lines if pattern is None or pattern.search(line)]
+    return lines[-1].strip() if lines else ""
+
+
+class _Killer(threading.Thread):
+    """Kills the command's process group when ``timeout`` seconds pass before ``cancel``."""
+
+    def __init__(self, pid: int, timeout: float | None) -> None:
+        super().__init__(daemon=True)
+        self.pid, self.timeout, self.fired = pid, timeout, False
+        self._done = threading.Event()
+
+    def run(self) -> None:
+        if self.timeout is not None and not self._done.wait(self.timeout):
+            self.fired = True
+            kill_group(self.pid)
+
+    def cancel(self) -> None:
+        self._done.set()
 
 
 class _TreeSampler(threading.Thread):

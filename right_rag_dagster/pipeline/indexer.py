@@ -237,8 +237,11 @@ class _Applied:
                       {**_units_metadata(document, units), "routed_as": self.plugins.routed_as(result.owner)})
         for chunk_set in outcome.chunks:
             chunks = list(chunk_set.chunks)
-            self.batch.replace_chunks(self.document_id, chunk_set.chunker, content.chunk_rows(
-                document, units, chunk_set.chunker, chunk_set.chunker_version, chunks))
+            rows = content.chunk_rows(document, units, chunk_set.chunker, chunk_set.chunker_version, chunks)
+            self.batch.replace_chunks(self.document_id, chunk_set.chunker, rows)
+            # The chunker's BM25 postings, written with the chunks when its index is live (see runner).
+            self.batch.index_rows.setdefault(chunk_set.chunker, {})[self.document_id] = [
+                (row[1], row[-1], terms, count) for row, (terms, count) in zip(rows, chunk_set.terms)]
             for saver in self.plugins.chunk_savers:
                 self.batch.after_commit(saver.name, self.document_id, saver.plugin.save_chunks,
                                         self.document_id, chunk_set.chunker, chunks, self.output_dir)

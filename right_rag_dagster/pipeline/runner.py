@@ -143,6 +143,7 @@ def process_documents(indexer: Indexer, store: Store, files: Sequence[DocumentFi
     if not files:
         return
     store.ensure()
+    live = live_indexes(store, [c.name for c in indexer.plugins.chunkers])
     faults = FaultCounter(indexer.project, indexer.limits)
     limit = max(1, int(indexer.limits.batch_mb * 2**20))
     direct: deque[tuple[DocumentJob, DocumentOutcome]] = deque()
@@ -175,11 +176,11 @@ def process_documents(indexer: Indexer, store: Store, files: Sequence[DocumentFi
             full = size >= limit or len(pending) >= BATCH_DOCUMENTS
             if full or (seen >= sample and time.monotonic() - since >= BATCH_SECONDS):
                 faults.check()
-                yield _commit(indexer, store, pending, run_id, on_document)
+                yield _commit(indexer, store, pending, run_id, live, on_document)
                 pending, size = [], 0
         if pending:
             faults.check()
-            yield _commit(indexer, store, pending, run_id, on_document)
+            yield _commit(indexer, store, pending, run_id, live, on_document)
     store.checkpoint(min_wal_bytes=CHECKPOINT_MIN_WAL_BYTES)
 
 
@@ -195,10 +196,10 @@ def _merged(outcomes: Iterator[DocumentOutcome], direct: deque[tuple[DocumentJob
 
 
 def _commit(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, DocumentOutcome]], run_id: str,
-            on_document: Callable[[DocumentFile], None] | None) -> list[StepEvent]:
+            live: frozenset[str], on_document: Callable[[DocumentFile], None] | None) -> list[StepEvent]:
     """Write a batch of outcomes in one transaction, then run the savers and tell the listeners."""
     size = sum(outcome.size_bytes for _, outcome in items)
-    events, deferred = _write(indexer, store, items, run_id, WRITE_MEMORY_PER_BYTE * size // 2**20)
+    events, deferred = _write(indexer, store, items, run_id, live, WRITE_MEMORY_PER_BYTE * size // 2**20)
     keys = {job.file.document_id: job.file.partition_key for job, _ in items}
     for document_id, problem in run_deferred(deferred):
         logger.warning(problem)
@@ -210,7 +211,7 @@ def _commit(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, Docum
 
 
 def _write(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, DocumentOutcome]], run_id: str,
-           memory_mb: int = 0) -> tuple[list[StepEvent], list]:
+           live: frozenset[str], memory_mb: int = 0) -> tuple[list[StepEvent], list]:
     """One transaction; on DuckDB running out of memory the batch is halved (a single document is retried
     with a larger budget); an error applying one document redoes the batch without it, that one failed."""
     applying: list[tuple[DocumentJob, DocumentOutcome]] = []
@@ -224,25 +225,50 @@ def _write(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, Docume
             applying = []
             if any(e.status != STALE for e in events):
                 batch.set_state(REFRESH, "*", content.state_row(REFRESH, "*", "pending", None))
+            _update_postings(con, batch, live)
             return events, batch.flush(con)
     except StoreMemoryError:
         if len(items) > 1:
             half = len(items) // 2
-            first, second = _write(indexer, store, items[:half], run_id), _write(indexer, store, items[half:], run_id)
+            first = _write(indexer, store, items[:half], run_id, live)
+            second = _write(indexer, store, items[half:], run_id, live)
             return first[0] + second[0], first[1] + second[1]
         job, outcome = items[0]
         if memory_mb < LARGE_MEMORY_MB:
-            return _write(indexer, store, items, run_id, memory_mb=LARGE_MEMORY_MB)
+            return _write(indexer, store, items, run_id, live, memory_mb=LARGE_MEMORY_MB)
         reason = (f"its {outcome.size_bytes / 2**20:.0f} MB of text, units and chunks do not fit in the store's "
                   f"memory ({memory_mb} MB) in one write")
-        return _write(indexer, store, [(job, failed(job.file, "store", "failed", reason))], run_id)
+        return _write(indexer, store, [(job, failed(job.file, "store", "failed", reason))], run_id, live)
     except Exception as exc:
         if not applying or (applying[0][1].failure is not None and applying[0][1].failure.stage == "store"):
             raise
         bad_job = applying[0][0]
         rest = [item for item in items if item[0] is not bad_job]
         reason = f"writing it failed: {_internal_error(exc)}"
-        return _write(indexer, store, [*rest, (bad_job, failed(bad_job.file, "store", "failed", reason))], run_id)
+        return _write(indexer, store, [*rest, (bad_job, failed(bad_job.file, "store", "failed", reason))], run_id,
+                      live)
+
+
+def _update_postings(con: duckdb.DuckDBPyConnection, batch: WriteBatch, live: frozenset[str]) -> None:
+    """Write the BM25 postings the workers tokenized, for chunkers whose index is live, before the batch
+    replaces the documents' chunk rows (their old postings are found through the old rows)."""
+    from ..retrieval.bm25_index import update_documents
+
+    for chunker, by_document in batch.index_rows.items():
+        if chunker in live:
+            update_documents(con, chunker, sorted(by_document), [row for rows in by_document.values() for row in rows])
+
+
+def live_indexes(store: Store, chunkers: Sequence[str]) -> frozenset[str]:
+    """Chunkers whose BM25 index takes postings with each document write (see ``bm25_index.prepare_live``)."""
+    from ..retrieval.bm25_index import needs_rebuild, prepare_live
+
+    with store.read() as con:
+        todo = [chunker for chunker in chunkers if needs_rebuild(con, chunker)]
+    if not todo:
+        return frozenset(chunkers)
+    with store.write() as con:
+        return frozenset(chunker for chunker in chunkers if chunker not in todo or prepare_live(con, chunker))
 
 
 def _internal_error(exc: BaseException) -> str:

@@ -17,8 +17,9 @@ from ..core.coverage import Coverage
 from ..core.hashing import stable_hash
 from ..core.model import Chunk, Document, Unit
 from ..core.routing import FAILED, Rejection, route_document
-from ..core.units import units_fingerprint, walk_units
+from ..core.units import unit_paths, units_fingerprint, walk_units
 from ..errors import ParserOutputError
+from ..retrieval.bm25_terms import chunk_terms
 from .plugins import PluginSet, Selected
 from .scan import DocumentFile
 from .steps import chunk_units, document_coverage, load_document, parse_with, units_by_type
@@ -104,6 +105,7 @@ class ChunkSet:
     key: str
     version: str
     chunks: tuple[Chunk, ...]
+    terms: tuple[tuple[str, int], ...] = ()  # per chunk: BM25 terms and token count (``retrieval.bm25_terms``)
 
 
 @dataclass(frozen=True)
@@ -185,6 +187,7 @@ def _compute(job: DocumentJob, plugins: PluginSet, report: Report) -> DocumentOu
                                raised=(owner.name,) if failure.rejection.status == FAILED else ())
     assert units is not None
     chunk_sets: list[ChunkSet] = []
+    paths: dict[str, tuple[str, ...]] | None = None  # section paths, made when a chunker runs
     for chunker in plugins.chunkers:
         key = chunks_key(units.version, chunker)
         known = job.states.get(chunks_step(chunker.name))
@@ -199,7 +202,9 @@ def _compute(job: DocumentJob, plugins: PluginSet, report: Report) -> DocumentOu
             return DocumentOutcome(file, raw, fresh_document, units, failure=Failure("chunk", rejection),
                                    accepted=route.accepted, raised=(chunker.name,))
         version = stable_hash([[c.id, c.fulltext, c.source_start, c.source_end] for c in chunks])[:16]
-        chunk_sets.append(ChunkSet(chunker.name, chunker.version, key, version, tuple(chunks)))
+        paths = paths if paths is not None else unit_paths(units.units)
+        terms = tuple(chunk_terms(paths.get(c.unit_id, ()), c.fulltext) for c in chunks)
+        chunk_sets.append(ChunkSet(chunker.name, chunker.version, key, version, tuple(chunks), terms))
     coverage = None
     key = coverage_key(units.version, len(document.text))
     known = job.states.get(COVERAGE)

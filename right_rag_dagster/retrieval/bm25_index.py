@@ -17,9 +17,8 @@ from ..store.sql import execute
 from .extensions import load_extension
 from .formats import BM25_FORMAT
 from .pending import ChunkText, PendingChunks
-from .stopwords import ENGLISH_STOPWORDS
-from .tables import Connection, IndexState, IndexTables, delete_state, read_state, table_exists, write_state
-from .tokenize import tokenize
+from .bm25_terms import text_terms
+from .tables import Connection, IndexState, IndexTables, delete_state, literal, read_state, table_exists, write_state
 
 K1 = 1.2
 B = 0.75
@@ -73,8 +72,40 @@ def plan_bm25(pending: PendingChunks, con: Connection, fingerprint: str = "") ->
 
 
 def _terms_row(row: ChunkText) -> tuple[str, str, str, int]:
-    tokens = tokenize(row.text)
-    return row.chunk_id, row.text_hash, " ".join(t for t in tokens if t not in ENGLISH_STOPWORDS), len(tokens)
+    return (row.chunk_id, row.text_hash, *text_terms(row.text))
+
+
+def prepare_live(con: Connection, chunker: str) -> bool:
+    """Whether a chunker's BM25 index can take postings with each document write (``update_documents``): its
+    tables are current, or it has none and no chunks yet (they are made now, empty). Otherwise the next index
+    build rebuilds it from the chunks."""
+    if not needs_rebuild(con, chunker):
+        return True
+    chunks = con.execute(f"SELECT count(*) FROM chunks WHERE chunker = {literal(chunker)}").fetchone()[0]
+    if chunks:
+        return False
+    t = IndexTables(chunker)
+    _drop_tables(con, t)
+    _create_tables(con, t)
+    write_state(con, IndexState(chunker, "bm25", t.bm25, BM25_FORMAT, None, 0, 0, "live",
+                                {"terms": 0, "k1": K1, "b": B, "fingerprint": ""}), 0.0)
+    return True
+
+
+def update_documents(con: Connection, chunker: str, document_ids: Sequence[str],
+                     rows: Sequence[tuple[str, str, str, int]]) -> None:
+    """In the transaction that replaces these documents' chunks (before their old rows are deleted): remove
+    the old chunks' postings and add ``rows`` (chunk id, text hash, terms, token count) of the new ones. Terms
+    no chunk uses any more stay in the dictionary until the next index build prunes them."""
+    t = IndexTables(chunker)
+    old = [r[0] for r in execute(con, "SELECT chunk_id FROM chunks WHERE chunker = ? AND "
+                                      "list_contains(?::VARCHAR[], document_id)", [chunker, list(document_ids)]).fetchall()]
+    if old:
+        _delete_chunks(con, t, old, prune_terms=False)
+    if rows:
+        load_extension(con, "fts")  # for stem()
+        for start in range(0, len(rows), INSERT_SLICE):
+            _insert_slice(con, t, rows[start:start + INSERT_SLICE])
 
 
 def stage_bm25(store: Store, plan: Bm25Plan) -> None:
@@ -106,6 +137,8 @@ def apply_bm25(con: Connection, plan: Bm25Plan, build_id: str, seconds: float, s
         _delete_chunks(con, t, gone)
     if plan.insert and not staged:
         _insert_chunks(con, t, plan.insert)
+    if not plan.full_rebuild and not gone:  # documents written their postings, leaving terms unused: prune them
+        con.execute(f"DELETE FROM {t.terms} WHERE termid NOT IN (SELECT DISTINCT termid FROM {t.postings})")
     rows, tokens = con.execute(f"SELECT count(*), coalesce(sum(token_count), 0) FROM {t.bm25}").fetchone()
     terms = int(con.execute(f"SELECT count(*) FROM {t.terms}").fetchone()[0])
     write_state(con, IndexState(t.chunker, "bm25", t.bm25, BM25_FORMAT, None, rows, tokens, build_id,
@@ -121,13 +154,13 @@ def _create_tables(con: Connection, t: IndexTables) -> None:
                 "tf INTEGER NOT NULL)")
 
 
-def _delete_chunks(con: Connection, t: IndexTables, chunk_ids: Sequence[str]) -> None:
+def _delete_chunks(con: Connection, t: IndexTables, chunk_ids: Sequence[str], prune_terms: bool = True) -> None:
     execute(con, f"CREATE OR REPLACE TEMP TABLE _bm25_gone AS SELECT doc_key FROM {t.bm25} "
             "WHERE chunk_id IN (SELECT unnest(?::VARCHAR[]))", [list(chunk_ids)])
     con.execute(f"DELETE FROM {t.postings} WHERE doc_key IN (SELECT doc_key FROM _bm25_gone)")
     con.execute(f"DELETE FROM {t.bm25} WHERE doc_key IN (SELECT doc_key FROM _bm25_gone)")
-    # Terms no chunk uses any more leave the dictionary, so it stays the vocabulary of the indexed chunks.
-    con.execute(f"DELETE FROM {t.terms} WHERE termid NOT IN (SELECT DISTINCT termid FROM {t.postings})")
+    if prune_terms:  # terms no chunk uses any more leave the dictionary: it stays the indexed vocabulary
+        con.execute(f"DELETE FROM {t.terms} WHERE termid NOT IN (SELECT DISTINCT termid FROM {t.postings})")
     con.execute("DROP TABLE _bm25_gone")
 
 

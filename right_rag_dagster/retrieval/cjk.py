@@ -24,6 +24,8 @@ CJK_RANGES = "\u3005\u3040-\u309f\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\
 """Characters segmented here: 々, hiragana, katakana (with ー), Han (CJK unified, extension A, compatibility)."""
 
 _KANA = (("\u3040", "\u309f"), ("\u30a0", "\u30ff"))
+DICTIONARY_SHARE = 0.2
+"""Texts at least this much CJK are segmented with the dictionaries; below, CJK is incidental (bigrams only)."""
 _JAPANESE_DROPPED = frozenset({"助詞", "助動詞", "記号"})  # particles, auxiliary verbs, symbols
 _lock = threading.Lock()
 _segmenters: dict[str, Any] = {}
@@ -34,14 +36,36 @@ def has_kana(text: str) -> bool:
     return any(low <= ch <= high for ch in text for low, high in _KANA)
 
 
-def cjk_words(run: str, japanese: bool = False) -> list[str]:
-    """The words of a run of CJK characters: Japanese when the run (or, with ``japanese``, its text) has kana,
-    else those of both segmenters (see the module docstring)."""
+def cjk_words(run: str, japanese: bool = False, dictionaries: bool = True) -> list[str]:
+    """The words of a run of CJK characters, then its character bigrams. The words are Japanese when the run
+    (or, with ``japanese``, its text) has kana, else those of both segmenters (see the module docstring).
+
+    Without ``dictionaries`` (a text where CJK is incidental: a translator's name in an English licence), the
+    bigrams alone: the segmenters' dictionaries take about 150 MB once loaded. Bigrams are always there, so a
+    question and a passage meet whether or not either was segmented with the dictionaries."""
     if len(run) == 1:
         return [run]
+    bigrams = [run[i:i + 2] for i in range(len(run) - 1)]
+    if not dictionaries:
+        return list(dict.fromkeys(bigrams))
     if japanese or has_kana(run):
-        return list(_japanese(run))
-    return list(dict.fromkeys(_chinese(run) + _japanese(run)))
+        return list(dict.fromkeys([*_japanese(run), *bigrams]))
+    return list(dict.fromkeys([*_chinese(run), *_japanese(run), *bigrams]))
+
+
+def mostly_cjk(text: str) -> bool:
+    """Whether CJK characters make up at least ``DICTIONARY_SHARE`` of the text's word characters."""
+    letters = cjk = 0
+    for ch in text:
+        if ch.isalnum():
+            letters += 1
+            if _is_cjk(ch):
+                cjk += 1
+    return letters > 0 and cjk >= DICTIONARY_SHARE * letters
+
+
+def _is_cjk(ch: str) -> bool:
+    return "\u3040" <= ch <= "\u30ff" or "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" or ch == "\u3005"
 
 
 @lru_cache(maxsize=65536)

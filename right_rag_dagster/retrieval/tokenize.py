@@ -3,7 +3,8 @@
 DuckDB's fts tokenizer keeps only ``a-z`` runs, which loses section numbers (``4.9.1``), identifiers
 (``DEB_BUILD_OPTIONS``) and every Thai word. So tokens are made here and fts indexes the space-joined result:
 Thai runs are segmented with PyThaiNLP's dictionary segmenter (``newmm``), Thai digits become ASCII digits,
-Chinese and Japanese runs are segmented with dictionaries shipped in their packages (``cjk.py``: jieba, Janome),
+Chinese and Japanese runs give character bigrams, plus, in texts that are mostly CJK, the words of dictionaries
+shipped in their packages (``cjk.py``: jieba, Janome),
 compounds keep their whole form and add their parts (``deb_build_options deb build options``), and dotted
 numbers add their parents (``4.9.1 4.9``). fts then only stems (Porter) and drops English stopwords.
 """
@@ -14,9 +15,9 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from .cjk import CJK_RANGES, cjk_words, has_kana
+from .cjk import CJK_RANGES, cjk_words, has_kana, mostly_cjk
 
-TOKENIZER_VERSION = "rr-tok-2"
+TOKENIZER_VERSION = "rr-tok-3"
 """Part of every BM25 index's identity: change it when tokens change, so indexes are rebuilt."""
 
 _THAI_DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙", "0123456789")
@@ -32,12 +33,14 @@ def tokenize(text: str) -> list[str]:
     text = unicodedata.normalize("NFKC", text).casefold().translate(_THAI_DIGITS)
     tokens: list[str] = []
     japanese: bool | None = None  # whether the text has kana, looked at only when a CJK run appears
+    dictionaries: bool | None = None  # whether CJK is more than incidental in the text (see cjk.mostly_cjk)
     for match in _TOKEN.finditer(text):
         if match.group("thai") is not None:
             tokens.extend(_thai_words(match.group("thai")))
         elif match.group("cjk") is not None:
             japanese = has_kana(text) if japanese is None else japanese
-            tokens.extend(cjk_words(match.group("cjk"), japanese))
+            dictionaries = mostly_cjk(text) if dictionaries is None else dictionaries
+            tokens.extend(cjk_words(match.group("cjk"), japanese, dictionaries))
         else:
             tokens.extend(_word_tokens(match.group("word")))
     return tokens

@@ -73,6 +73,7 @@ class WriteBatch:
         self.states: dict[tuple[str, str], Sequence[Any] | None] = {}
         self.rejections: dict[str, Sequence[Any] | None] = {}
         self.deferred: list[tuple[str, str, Callable[..., Any], tuple[Any, ...]]] = []
+        self.index_rows: dict[str, dict[str, list[Any]]] = {}  # chunker -> document -> rows for a search index
 
     def replace_rows(self, table: str, document_id: str, rows: Iterable[Sequence[Any]]) -> None:
         """Replace every row of ``table`` belonging to the document."""

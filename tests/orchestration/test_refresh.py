@@ -65,7 +65,8 @@ def test_one_run_indexes_a_changed_document_and_refreshes_index_and_report(proje
     checks = [e for e in events if e.dagster_event and e.dagster_event.event_type_value == "ASSET_CHECK_EVALUATION"]
     assert len(checks) == 6
     metadata = instance.get_latest_materialization_event(SEARCH_KEY).asset_materialization.metadata
-    assert metadata["chunks_tokenized"].value >= 1 and metadata["chunks_removed"].value == 0
+    # The chunks' BM25 postings were written with the document (tokenized in a worker): nothing left to do here.
+    assert metadata["chunks_tokenized"].value == 0 and metadata["chunks_removed"].value == 0
     clear_cache()
     hits = search(Store(Project.load(project_dir).store_path), "quokka clause", chunker="default", k=1)
     assert hits and hits[0].document_id == "Apache-2.0.txt" and "quokka" in hits[0].text

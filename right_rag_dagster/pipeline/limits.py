@@ -11,18 +11,19 @@ from ..errors import ConfigError
 
 
 def default_workers() -> int:
-    return max(1, min(4, os.cpu_count() or 1))
+    """One per CPU but the one the main process needs (it writes the store and Dagster's events), at most 4."""
+    return max(1, min(4, (os.cpu_count() or 1) - 1))
 
 
 @dataclass(frozen=True)
 class Limits:
     """Defaults a user would not hit on normal documents; each one is a key of ``[right-rag.limits]``."""
 
-    workers: int = -1  # parsing processes; -1 = one per CPU (at most 4); 0 = in this process, without limits
+    workers: int = -1  # parsing processes; -1 = one per CPU less one (1..4); 0 = in this process, without limits
     document_seconds: float = 300.0  # load + parse + chunk of one document
     document_memory_mb: int = 2048  # resident memory of a worker while it processes one document
     file_mb: float = 256.0  # larger files are rejected without being read
-    batch_mb: float = 16.0  # text of the documents written in one transaction
+    batch_mb: float = 8.0  # text, units and chunks of the documents written in one transaction
     plugin_fault_share: float = 0.5  # a plugin that fails on, or shares a claim to, more documents stops the run
     plugin_fault_minimum: int = 3  # ... once it spoiled at least this many
 

@@ -119,7 +119,7 @@ class Store:
             con.execute("SET checkpoint_threshold = '64MB'")
             # Writers insert in bulk and never rely on the order rows come back in without ORDER BY.
             con.execute("SET preserve_insertion_order = false")
-            con.execute("SET threads = 1")
+            con.execute("SET threads = 1")  # short transactions of bulk inserts; a thread each would keep arenas
             if not self._migrated:
                 self._migrate(con)
             con.execute("BEGIN TRANSACTION")

@@ -21,6 +21,9 @@ from right_rag_dagster.core.model import Document, ParsedUnit
 from right_rag_dagster.core.registry import load_helper
 from right_rag_dagster.errors import DocumentRejected
 
+MAX_FILE_PATTERNS = 100
+"""File patterns of a Files stanza kept as an attribute (all of them stay in the unit's text)."""
+
 H = load_helper(__file__, "_shared.py")
 
 _FORMAT_SPEC = re.compile(r"copyright-format|dep-?5", re.I)
@@ -138,7 +141,10 @@ def _node(text: str, stanza: _Stanza, first: bool, seen: dict[str, int]):
                       attributes=attributes)
     if "files" in fields:
         patterns = fields["files"].split()
-        attributes["files"] = patterns
+        # The patterns are in the stanza's text too; a stanza listing thousands (Boost's) keeps the first ones.
+        attributes["files"] = patterns[:MAX_FILE_PATTERNS]
+        if len(patterns) > MAX_FILE_PATTERNS:
+            attributes["files_count"] = len(patterns)
         topic = "Files: " + " ".join(patterns)
         topic = topic if len(topic) <= 80 else topic[:77] + "..."
         return H.Node(H.unique_key(topic, seen), topic, stanza.start, stanza.end, "files_stanza", role="notice",

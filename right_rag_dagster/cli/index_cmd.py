@@ -12,6 +12,7 @@ import time
 
 from ..pipeline.indexer import Indexer
 from ..pipeline.runner import IndexPlan, add_progress_listener, record_plugin_errors, scan_and_plan
+from ..pipeline.workers import close_prestarted, prestart_workers
 from ..project import Project
 from ..retrieval.formats import outdated_indexes
 from ..retrieval.lifecycle import sync_dense_indexes
@@ -74,6 +75,8 @@ def _index(args: argparse.Namespace, project: Project, store: Store, started: fl
     removed = 0
     if not plan.is_empty or plan.refresh_pending or outdated_indexes(
             store, [c.name for c in indexer.plugins.chunkers], dense):
+        if plan.todo:
+            prestart_workers(project)  # they import the plugins while this process imports Dagster
         from ..orchestration.local import run_local  # Dagster is imported only when there is work to do
 
         bar = ProgressBar(len(plan.todo))
@@ -84,6 +87,7 @@ def _index(args: argparse.Namespace, project: Project, store: Store, started: fl
                                debug=args.debug)
         finally:
             bar.close()
+            close_prestarted()
         processed, removed = len(plan.todo), result.removed
     summary, problems = _summary(store, plan, processed, time.monotonic() - started, removed)
     print(summary if not args.quiet else summary.splitlines()[-1])

@@ -13,12 +13,11 @@ DAGSTER_YAML = f"""\
 concurrency:
   pools:
     default_limit: 1
-# Queued runs start within a second (Dagster's default polls every 5 s): a saved file is searchable sooner.
+# Runs the sensor requests are launched at once, not queued for the next dequeue (every 5 s by default): a
+# saved file is searchable sooner. The writing step still waits for its slot of the "right_rag_store" pool.
 run_coordinator:
   module: dagster.core.run_coordinator
-  class: QueuedRunCoordinator
-  config:
-    dequeue_interval_seconds: 1
+  class: DefaultRunCoordinator
 # A run whose process died (killed, out of memory) is marked failed and its pool slot freed, so later runs
 # never wait for it.
 run_monitoring:

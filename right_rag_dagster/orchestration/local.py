@@ -17,6 +17,7 @@ from .defs.documents import STORE_POOL
 from .home import ensure_dagster_home
 from .names import DOCUMENT_JOB, DOCUMENTS_PARTITIONS, REFRESH_JOB
 from .recovery import SOURCE_TAG, pool_holders, process_tags, recover_dead_runs
+from .resources import preload
 
 SUBSET_PLANNED_EVENTS = "DAGSTER_EMIT_PARTITION_SUBSET_IN_PLANNED_EVENTS"
 QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
@@ -81,6 +82,8 @@ def run_local(project: Project, plan: IndexPlan, all_keys: Sequence[str], refres
             return _run(project, plan, all_keys, refresh, instance, debug)
         except dg.DagsterExecutionStepExecutionError as exc:
             raise _cause(exc) from exc
+        finally:
+            preload(None)
 
 
 def _cause(exc: BaseException) -> BaseException:
@@ -99,6 +102,7 @@ def _cause(exc: BaseException) -> BaseException:
 def _run(project: Project, plan: IndexPlan, all_keys: Sequence[str], refresh: bool,
          instance: dg.DagsterInstance, debug: bool) -> LocalRunResult:
     defs = build_definitions(project)
+    preload(project)
     sync_partitions(instance, all_keys)
     document_run = refresh_run = None
     run_config = DEBUG_LOGS if debug else QUIET_LOGS

@@ -12,6 +12,17 @@ from ..project import Project
 from ..store import Store
 
 
+_preloaded: dict[str, Project] = {}
+
+
+def preload(project: Project | None) -> None:
+    """Let runs in this process use ``project`` as already loaded (``right-rag index`` has read it and imported
+    its plugins, for the run it is about to start): the resource then skips loading it again. None forgets it."""
+    _preloaded.clear()
+    if project is not None:
+        _preloaded[str(project.root)] = project
+
+
 class RightRagProject(dg.ConfigurableResource):
     """A right-rag project folder (default: RIGHT_RAG_PROJECT or the code location's working directory).
 
@@ -29,7 +40,9 @@ class RightRagProject(dg.ConfigurableResource):
         self._indexer = None
 
     def _load(self) -> Project:
-        return Project.load(self.project_dir or os.environ.get("RIGHT_RAG_PROJECT") or None)
+        root = self.project_dir or os.environ.get("RIGHT_RAG_PROJECT") or None
+        preloaded = _preloaded.get(str(root))
+        return preloaded if preloaded is not None else Project.load(root)
 
     def get_project(self) -> Project:
         return self._project if self._project is not None else self._load()

@@ -318,10 +318,47 @@ class InProcess:
             yield compute(job, self.plugins)
 
 
-def open_workers(indexer: Any) -> WorkerPool | InProcess:
-    """The indexer's project's workers: processes with limits, or this process when ``workers = 0``."""
+_prestarted: WorkerPool | None = None
+
+
+def prestart_workers(project: Project) -> None:
+    """Start the project's workers now, so they import the plugins while this process does something else
+    (``right-rag index`` imports Dagster meanwhile); the next ``open_workers`` for the project takes them."""
+    global _prestarted
+    if project.limits.workers > 0 and _prestarted is None:
+        _prestarted = WorkerPool(project, project.limits)
+        _prestarted.start()
+
+
+def close_prestarted() -> None:
+    global _prestarted
+    if _prestarted is not None:
+        _prestarted.close()
+        _prestarted = None
+
+
+class _Borrowed:
+    """A prestarted pool lent to one run: it stays open for the next (``close_prestarted`` ends it)."""
+
+    def __init__(self, pool: WorkerPool) -> None:
+        self.pool = pool
+
+    def __enter__(self) -> WorkerPool:
+        return self.pool
+
+    def __exit__(self, *exc: object) -> None:
+        if exc[0] is not None:  # a failed run may have left jobs in flight: start clean next time
+            close_prestarted()
+
+
+def open_workers(indexer: Any) -> WorkerPool | InProcess | _Borrowed:
+    """The indexer's project's workers: processes with limits (the prestarted ones when they are this
+    project's), or this process when ``workers = 0``."""
     if indexer.limits.workers == 0:
         return InProcess(indexer.plugins)
+    pool = _prestarted
+    if pool is not None and pool.project.root == indexer.project.root and pool.limits == indexer.limits:
+        return _Borrowed(pool)
     return WorkerPool(indexer.project, indexer.limits)
 
 

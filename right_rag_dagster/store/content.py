@@ -26,7 +26,7 @@ Connection = duckdb.DuckDBPyConnection
 
 
 def _json(value: Any) -> str:
-    return json.dumps(to_jsonable(value), ensure_ascii=False, sort_keys=True)
+    return json.dumps(to_jsonable(value), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 def _opt_str(value: Any) -> str | None:
@@ -62,7 +62,8 @@ def unit_rows(document: Document, units: Sequence[Unit], parser: str, parser_ver
         rows.append([
             unit.id, document.id, parser, parser_version, unit.parent_id, ordinal, len(key_paths[unit.id]) - 1,
             _json(list(key_paths[unit.id])), _json(list(paths[unit.id])), unit.topic, unit.temporal_topic,
-            unit.fulltext, unit.source_start, end, document.page_at(unit.source_start),
+            None if unit.source_start is not None and unit.fulltext == document.text[unit.source_start:end]
+            else unit.fulltext, unit.source_start, end, document.page_at(unit.source_start),
             document.page_at(None if end is None else max(unit.source_start or 0, end - 1)),
             _opt_str(unit.attributes.get("unit_type")), _opt_str(unit.attributes.get("role")),
             _json(unit.attributes), _json(unit.metadata),
@@ -70,6 +71,10 @@ def unit_rows(document: Document, units: Sequence[Unit], parser: str, parser_ver
         ])
     return rows
 
+
+UNIT_TEXT_SQL = ("coalesce(u.fulltext, substr(d.text, u.source_start + 1, u.source_end - u.source_start))")
+"""A unit's text in SQL over ``units AS u JOIN documents AS d``: stored as NULL when it is exactly its span of the
+document's text (``unit_rows``)."""
 
 CHUNK_TEXT_HASH_SQL = "md5(concat_ws(chr(31), '1', coalesce(CAST(section_path AS VARCHAR), ''), fulltext))"
 """A chunk row's ``text_hash`` as SQL over its columns; ``chunk_text_hash`` computes the same in Python."""
@@ -218,6 +223,8 @@ def read_units(con: Connection, document_id: str, active_only: bool = False) -> 
         "SELECT unit_id, parent_id, key_path, topic, temporal_topic, fulltext, source_start, source_end, "
         "attributes, metadata, changes, active FROM units WHERE document_id = ? ORDER BY ordinal", [document_id]
     ).fetchall()
+    rows = [(*row[:5], row[5] if row[5] is not None or text is None else text[row[6]:row[7]], *row[6:])
+            for row in rows]
     children: dict[str | None, list[tuple]] = {}
     for row in rows:
         children.setdefault(row[1], []).append(row)

@@ -23,6 +23,9 @@ from .migrations import SCHEMA_VERSION, load_migrations
 from .sql import execute, literal
 
 DEFAULT_LOCK_TIMEOUT = 120.0
+COMPACT_FREE_SHARE = 0.2
+COMPACT_MIN_BYTES = 16 * 2**20
+"""A store is compacted at the end of an index run when it is at least this large and this much of it is free."""
 DEFAULT_MEMORY_LIMIT = "128MB"
 """DuckDB's buffer pool; it spills to disk beyond it. Uncapped, DuckDB may take 80% of RAM: the 710-document
 index peaked at 741 MB RSS, 615 MB with 256 MB, 490 MB with 128 MB. Raise it with RIGHT_RAG_DUCKDB_MEMORY_LIMIT
@@ -165,6 +168,37 @@ class Store:
         con = self._open(read_only=False)
         try:
             con.execute("CHECKPOINT")
+        finally:
+            con.close()
+
+    def compact(self, min_free_share: float = COMPACT_FREE_SHARE, min_bytes: int = COMPACT_MIN_BYTES
+                ) -> tuple[int, int] | None:
+        """Copy the store into a fresh file and swap it in when more than ``min_free_share`` of its blocks are
+        free (DuckDB reuses free blocks but never returns them: a large re-index leaves the file mostly empty).
+        The old file stays locked for writing until the swap; readers that have it open keep reading it.
+        Returns (bytes before, bytes after), or None when there was nothing worth reclaiming."""
+        if not self.exists() or self.path.stat().st_size < min_bytes:
+            return None
+        con = self._open(read_only=False)
+        try:
+            con.execute("SET enable_progress_bar = false")
+            con.execute("CHECKPOINT")
+            name, _, block_size, total, _, free = con.execute("PRAGMA database_size").fetchone()[:6]
+            if total == 0 or free < min_free_share * total:
+                return None
+            before = self.path.stat().st_size
+            fresh = self.path.with_name(self.path.name + ".compacting")
+            fresh.unlink(missing_ok=True)
+            if con.execute("SELECT count(*) FROM duckdb_indexes() WHERE sql ILIKE '%USING HNSW%'").fetchone()[0]:
+                from ..retrieval.extensions import load_extension
+
+                load_extension(con, "vss")
+                con.execute("SET hnsw_enable_experimental_persistence = true")
+            con.execute(f"ATTACH {literal(str(fresh))} AS compacted")
+            con.execute(f"COPY FROM DATABASE {name} TO compacted")
+            con.execute("DETACH compacted")
+            os.replace(fresh, self.path)
+            return before, self.path.stat().st_size
         finally:
             con.close()
 

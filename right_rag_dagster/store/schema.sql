@@ -205,3 +205,12 @@ CREATE TABLE plugin_errors (
     message     VARCHAR NOT NULL,
     seen_at     TIMESTAMP NOT NULL
 );
+
+-- migration: 6 unit_text_from_document
+-- A unit's text is most often exactly its span of the document's text: it is then stored as NULL and read back
+-- from ``documents.text`` (store.content.UNIT_TEXT_SQL), so the text is stored once, not once per tree level.
+ALTER TABLE units ALTER COLUMN fulltext DROP NOT NULL;
+UPDATE units SET fulltext = NULL
+WHERE source_start IS NOT NULL AND fulltext = (
+    SELECT substr(d.text, units.source_start + 1, units.source_end - units.source_start)
+    FROM documents AS d WHERE d.document_id = units.document_id);

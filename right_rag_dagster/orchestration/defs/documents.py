@@ -135,6 +135,10 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
             yield materialize_audit_report(right_rag)
         if refresh_keys <= selected:
             mark_refresh(right_rag.get_store(), pending=False, unless_marked_since=refresh_started)
+        compacted = store.compact()
+        if compacted:
+            context.log.info(f"store compacted from {compacted[0] / 2**20:.0f} MB to {compacted[1] / 2**20:.0f} MB "
+                             "(free blocks of earlier versions reclaimed)")
 
     return document_pipeline
 

@@ -6,9 +6,10 @@ The evaluation store keeps the signature it copied in its own ``step_state`` (st
 the transaction that copies the rows, so the next evaluation re-copies only the parts whose rows changed and
 deletes the documents that left the project, with every row cut from them (baseline chunks included).
 
-Units are copied as they are now, without their history: searching reads active units only (context
-expansion, citations), and the history of every edit grew the copy by half after three edits of a tenth of
-the documents.
+Units are copied only for context expansion (``expand`` in ``[right-rag.retrieval]``, their only reader in a
+search) and for playground recordings (citations in their unit), as they are now, without their history:
+they are about two fifths of the copy, and the history of every edit grew it by half after three edits of a
+tenth of the documents.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ SELECT 'documents' AS part, document_id, count(*) || ':' || bit_xor(hash(r)) AS 
   FROM ({ROWS["documents"].format(db=SOURCE)}) AS r GROUP BY document_id
 UNION ALL
 SELECT 'units', document_id, count(*) || ':' || bit_xor(hash(r))
-  FROM ({ROWS["units"].format(db=SOURCE)}) AS r GROUP BY document_id
+  FROM ({ROWS["units"].format(db=SOURCE)}) AS r WHERE ? GROUP BY document_id
 UNION ALL
 SELECT 'chunks:' || chunker, document_id, count(*) || ':' || bit_xor(hash(r))
   FROM ({ROWS["chunks"].format(db=SOURCE)}) AS r WHERE list_contains(?::VARCHAR[], chunker) GROUP BY chunker, document_id
@@ -63,13 +64,16 @@ class CopyCounts:
     removed: int
 
 
-def copy_changes(store: Store, source: Path, chunkers: Sequence[str]) -> CopyCounts:
-    """Make the evaluation store's documents, units and ``chunkers``' chunks equal the project's, in one
-    transaction; chunks of other chunkers are left as they are (baselines are cut by ``baseline_cache``)."""
-    parts = ["documents", "units", *(f"chunks:{c}" for c in chunkers)]
+def copy_changes(store: Store, source: Path, chunkers: Sequence[str], units: bool = True) -> CopyCounts:
+    """Make the evaluation store's documents, ``chunkers``' chunks and (with ``units``, else none) units equal
+    the project's, in one transaction; chunks of other chunkers are left as they are (baselines are cut by
+    ``baseline_cache``)."""
+    parts = ["documents", *(["units"] if units else []), *(f"chunks:{c}" for c in chunkers)]
     with store.write() as con:
+        if not units:
+            con.execute(f"DELETE FROM units; DELETE FROM step_state WHERE step = '{COPY_STEP}units'")
         attach_source(con, source)  # detached when this connection closes (not allowed inside the transaction)
-        execute(con, _SIGNATURES, [list(chunkers)])
+        execute(con, _SIGNATURES, [units, list(chunkers)])
         execute(con, _HELD, [parts])
         # (part, document) to delete: changed or gone from the project; to insert: changed or new.
         con.execute("CREATE OR REPLACE TEMP TABLE copy_stale AS SELECT part, document_id FROM "

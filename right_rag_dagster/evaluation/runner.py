@@ -42,7 +42,7 @@ def run_evaluation(project: Project, questions_path: str | Path | None = None, *
     # One evaluation at a time per store (the Dagster asset and the CLI may overlap): each brings the store
     # up to date, builds its indexes in it and searches it.
     with IndexLock(evaluation_store_path(project)):
-        workspace = prepare_workspace(project, own, baselines)
+        workspace = prepare_workspace(project, own, baselines, units=searching.settings_of(project).expand)
         used = sorted({e.document for q in questions for e in q.evidence})
         texts = {doc_id: CollapsedText.of(doc.text) for doc_id, doc in workspace.read_documents(used).items()}
         resolved = [resolve_question(question, texts) for question in questions]

@@ -1,10 +1,10 @@
 """The evaluation store: a separate DuckDB file holding the project's indexed content plus baseline chunks.
 
 Baselines never touch the project's own store (so nothing in production can search them): each evaluation
-brings ``<store folder>/evaluation.duckdb`` (same schema) up to date with the project's documents, units and
-chosen chunkers' chunks, copying only the documents whose rows changed (``copying``), and cuts the baselines
-of those documents only (``baseline_cache``). Search indexes built in it are updated incrementally by
-retrieval; ``compaction`` keeps the file bounded once they are.
+brings ``<store folder>/evaluation.duckdb`` (same schema) up to date with the project's documents, chosen
+chunkers' chunks and, when searches read them, units, copying only the documents whose rows changed
+(``copying``), and cuts the baselines of those documents only (``baseline_cache``). Search indexes built in it
+are updated incrementally by retrieval; ``compaction`` keeps the file bounded once they are.
 """
 
 from __future__ import annotations
@@ -64,8 +64,10 @@ class Workspace:
             return read_documents(con, list(document_ids))
 
 
-def prepare_workspace(project: Project, chunkers: Sequence[str], baselines: Sequence[BaselineChunker]) -> Workspace:
-    """Bring the evaluation store's copy of ``chunkers`` up to date and cut the ``baselines`` it lacks."""
+def prepare_workspace(project: Project, chunkers: Sequence[str], baselines: Sequence[BaselineChunker], *,
+                      units: bool = True) -> Workspace:
+    """Bring the evaluation store's copy of ``chunkers`` (and, with ``units``, of the active units) up to date
+    and cut the ``baselines`` it lacks."""
     names = [*chunkers, *(b.name for b in baselines)]
     if not names:
         raise ConfigError("no chunker to evaluate: name one with --chunker or add a chunk parser to spec/")
@@ -81,7 +83,7 @@ def prepare_workspace(project: Project, chunkers: Sequence[str], baselines: Sequ
         store.ensure()
     except (duckdb.Error, StoreError) as exc:  # a damaged cache (e.g. left by a crash): start it again
         store = _start_again(store, exc)
-    copied = copy_changes(store, source.path, chunkers)
+    copied = copy_changes(store, source.path, chunkers, units)
     recut = cut_baselines(store, baselines)
     with store.read() as con:
         ids = tuple(row[0] for row in con.execute("SELECT document_id FROM documents WHERE status = 'loaded' "

@@ -56,6 +56,10 @@ def run(args: argparse.Namespace) -> int:
     config = report.config
     print(f"{len(report.best.outcomes)} questions from {config['questions_file']} over {config['documents']} "
           f"documents (k={config['k']})")
+    changes = config["evaluation_store_changes"]
+    print(f"evaluation store: {changes['documents_copied']} documents copied, {changes['documents_removed']} removed, "
+          f"{sum(changes['baseline_recut'].values())} baseline cuts redone; {changes['store_bytes'] / 2**20:.1f} MB"
+          + (" (rewritten to reclaim space)" if changes["store_rewritten"] else ""))
     print(report.markdown())
     for line in report.errors():
         print(f"error: {line}", file=sys.stderr)

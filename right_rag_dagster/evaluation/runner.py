@@ -11,14 +11,16 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from ..project import Project
+from ..store.lock import IndexLock
 from . import searching
 from ..retrieval.identity import VARIANTS, check_variant
 from .baselines import PREFIX, BaselineChunker, baselines_by_name
+from .compaction import reclaim_space
 from .judge import ResolvedQuestion, resolve_question
 from .questions import load_questions
 from .report import EvaluationReport, QuestionOutcome, RunResult
 from .spans import CollapsedText
-from .workspace import prepare_workspace
+from .workspace import evaluation_store_path, prepare_workspace
 
 MIN_DEPTH = 10  # MRR@10 and nDCG@10 need ten ranks whatever k is
 
@@ -36,26 +38,32 @@ def run_evaluation(project: Project, questions_path: str | Path | None = None, *
     questions = load_questions(path)
     own, baselines = choose_chunkers(project, chunkers, compare)
     retriever_names = choose_retrievers(project, retrievers, compare)
-    workspace = prepare_workspace(project, own, baselines)
-    used = {e.document for q in questions for e in q.evidence}
-    texts = {doc_id: CollapsedText.of(doc.text) for doc_id, doc in workspace.documents.items() if doc_id in used}
-    resolved = [resolve_question(question, texts) for question in questions]
-    depth = max(k, MIN_DEPTH)
-    embedder = searching.shared_embedder(project, retriever_names)
-    runs = []
     variants = choose_identities(project, identities, compare)
-    for chunker in workspace.chunkers:
-        index_seconds = searching.build_index(workspace, chunker, embedder)
-        for retriever in retriever_names:
-            for identity in (variants if not chunker.startswith(PREFIX) else variants[:1]):
-                searcher = searching.Searcher(project, workspace, chunker, retriever, flow, embedder, identity)
-                searcher.ask(questions[0].question, depth)  # warm-up: latencies below are of warm queries
-                outcomes = tuple(_ask(searcher, r, depth) for r in resolved)
-                runs.append(RunResult(chunker, retriever, flow, k, outcomes, index_seconds, identity))
+    # One evaluation at a time per store (the Dagster asset and the CLI may overlap): each brings the store
+    # up to date, builds its indexes in it and searches it.
+    with IndexLock(evaluation_store_path(project)):
+        workspace = prepare_workspace(project, own, baselines, units=searching.settings_of(project).expand)
+        used = sorted({e.document for q in questions for e in q.evidence})
+        texts = {doc_id: CollapsedText.of(doc.text) for doc_id, doc in workspace.read_documents(used).items()}
+        resolved = [resolve_question(question, texts) for question in questions]
+        depth = max(k, MIN_DEPTH)
+        embedder = searching.shared_embedder(project, retriever_names)
+        index_seconds = {chunker: searching.build_index(workspace, chunker, embedder) for chunker in workspace.chunkers}
+        space = reclaim_space(workspace.store)  # after the index updates, which also leave dead rows behind
+        runs = []
+        for chunker in workspace.chunkers:
+            for retriever in retriever_names:
+                for identity in (variants if not chunker.startswith(PREFIX) else variants[:1]):
+                    searcher = searching.Searcher(project, workspace, chunker, retriever, flow, embedder, identity)
+                    searcher.ask(questions[0].question, depth)  # warm-up: latencies below are of warm queries
+                    outcomes = tuple(_ask(searcher, r, depth) for r in resolved)
+                    runs.append(RunResult(chunker, retriever, flow, k, outcomes, index_seconds[chunker], identity))
     runs.sort(key=RunResult.sort_key)
     config = {"project": str(project.root), "questions_file": str(path), "k": k, "depth": depth, "flow": flow,
-              "documents": len(workspace.documents), "evaluation_store": str(workspace.store.path),
-              "chunkers": workspace.chunkers, "retrievers": retriever_names, "identities": variants}
+              "documents": len(workspace.document_ids), "evaluation_store": str(workspace.store.path),
+              "chunkers": workspace.chunkers, "retrievers": retriever_names, "identities": variants,
+              "evaluation_store_changes": {**workspace.changes.to_json(), "store_bytes": space.bytes_after,
+                                           "store_rewritten": space.rewritten}}
     return EvaluationReport(config, tuple(runs))
 
 

@@ -12,7 +12,7 @@ import dagster as dg
 from ..project import Project
 from .defs.automation import documents_folder_sensor, refresh_indexes_after_documents, rescan_documents_schedule
 from .defs.documents import build_document_assets, plugin_specs
-from .defs.evaluation import build_evaluation_assets
+from .defs.evaluation import build_evaluation_assets, evaluation_sensors
 from .defs.jobs import index_documents_job, refresh_indexes_job
 from .resources import RightRagProject
 
@@ -30,7 +30,7 @@ def build_definitions(project: Project | None = None) -> dg.Definitions:
     return dg.Definitions(
         assets=[document_assets, *evaluation_assets],
         jobs=[index_documents_job, refresh_indexes_job],
-        sensors=[documents_folder_sensor, refresh_indexes_after_documents],
+        sensors=[documents_folder_sensor, refresh_indexes_after_documents, *evaluation_sensors(evaluation_assets)],
         schedules=[rescan_documents_schedule],
         resources={"right_rag": RightRagProject(project_dir=str(project.root))},
         # One step does all the work and parses in its own worker processes: a step subprocess would only add

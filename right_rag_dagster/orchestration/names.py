@@ -11,6 +11,8 @@ RAW_TEXT_KEY = dg.AssetKey("raw_text")
 COVERAGE_KEY = dg.AssetKey("coverage")
 AUDIT_REPORT_KEY = dg.AssetKey("audit_report")
 EVALUATION_KEY = dg.AssetKey("evaluation")
+EVALUATION_GROUP = "evaluation"
+"""The evaluation asset's own group: the indexing jobs select groups, and never this one."""
 DOCUMENT_JOB = "index_documents"
 REFRESH_JOB = "refresh_indexes"
 

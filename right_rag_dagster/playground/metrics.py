@@ -31,7 +31,7 @@ def retrieval_metrics(project: Project, questions: list[Question], chunker: str,
     with store.read() as con:
         texts = {doc_id: CollapsedText.of(doc.text) for doc_id in sorted(used)
                  if (doc := read_document(con, doc_id)) is not None}
-    searcher = Searcher(project, Workspace(store, {}, (chunker,)), chunker, retriever, None, None)
+    searcher = Searcher(project, Workspace(store, (), (chunker,)), chunker, retriever, None, None)
     outcomes = []
     for question in questions:
         started = time.perf_counter()

@@ -28,6 +28,7 @@ def test_evaluate_prints_a_table_and_writes_json(indexed_project: Path, tmp_path
     printed = capsys.readouterr()
     assert code == 0
     assert "| chunker" in printed.out and "| default" in printed.out and "recall@5" in printed.out
+    assert "evaluation store: " in printed.out and " documents copied, 0 removed, 0 baseline cuts redone" in printed.out
     assert "missing-quote: quote not found in fhs-3.0.pdf" in printed.err
     payload = json.loads(out.read_text(encoding="utf-8"))
     assert set(payload) == {"metrics", "config", "questions"}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...errors import ConfigError
-from .base import PREFIX, BaselineChunker, make_chunks
+from .base import PREFIX, BaselineChunker, code_version, make_chunks
 from .fixed_size import FixedCharsChunker, FixedWordsChunker, RecursiveChunker
 from .structure import HeadingChunker, PageChunker, ParagraphChunker, PieceChunker, SentenceChunker
 
@@ -36,4 +36,4 @@ def baselines_by_name(names: list[str] | None = None) -> list[BaselineChunker]:
 
 __all__ = ["PREFIX", "BaselineChunker", "FixedCharsChunker", "FixedWordsChunker", "HeadingChunker", "PageChunker",
            "ParagraphChunker", "PieceChunker", "RecursiveChunker", "SentenceChunker", "baselines_by_name",
-           "default_baselines", "make_chunks"]
+           "code_version", "default_baselines", "make_chunks"]

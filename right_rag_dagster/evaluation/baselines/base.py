@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
 
+from ...core.hashing import file_hash, stable_hash
 from ...core.ids import chunk_id_for, unit_id_for_path
 from ...core.model import Chunk, Document
 
@@ -33,6 +37,16 @@ class BaselineChunker(ABC):
     def chunk_document(self, document: Document) -> list[Chunk]:
         """The document's chunks: text sliced from the document, exact spans and physical pages."""
         return make_chunks(document, self.name, self.spans(document))
+
+    def parameters(self) -> dict[str, Any]:
+        """What this instance was built with (sizes, overlaps): part of the key of its cached cuts."""
+        return dict(vars(self))
+
+
+@cache
+def code_version() -> str:
+    """A hash of the baselines' source files: a change to how any baseline cuts invalidates every cached cut."""
+    return stable_hash({p.name: file_hash(p) for p in sorted(Path(__file__).parent.glob("*.py"))})[:16]
 
 
 def baseline_unit_id(document_id: str, chunker: str) -> str:

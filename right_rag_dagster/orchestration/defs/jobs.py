@@ -1,5 +1,5 @@
 """The two jobs: index the documents of a run's partitions (and refresh what spans all documents), or only
-refresh what spans all documents."""
+refresh what spans all documents. Neither selects the ``evaluation`` group: the evaluation runs on its own."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ index_documents_job = dg.define_asset_job(
     DOCUMENT_JOB,
     selection=dg.AssetSelection.groups("documents", "units", "chunks", "search", "reports"),
     description="Index the run's documents (text, units, chunks, coverage; one step, batched), then update the "
-                "search indexes, the audit report and its checks (and the evaluation, if the project has questions).",
+                "search indexes, the audit report and its checks. The evaluation runs apart, after it.",
 )
 
 refresh_indexes_job = dg.define_asset_job(

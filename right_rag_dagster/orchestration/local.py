@@ -46,9 +46,10 @@ def sync_partitions(instance: dg.DagsterInstance, wanted: Sequence[str]) -> tupl
 
 
 def document_asset_keys(defs: dg.Definitions) -> list[dg.AssetKey]:
-    """The partitioned (per-document) assets of the project: the document job without the refresh."""
+    """The assets partitioned by document: the document job without the refresh (the run reports each parser's
+    units too; they are partitioned by the documents the parser owns)."""
     graph = defs.resolve_asset_graph()
-    return [key for key in graph.get_all_asset_keys() if graph.get(key).partitions_def is not None]
+    return [key for key in graph.get_all_asset_keys() if graph.get(key).partitions_def == DOCUMENTS_PARTITIONS]
 
 
 def run_local(project: Project, plan: IndexPlan, all_keys: Sequence[str], refresh: bool,

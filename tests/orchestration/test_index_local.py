@@ -8,7 +8,7 @@ import dagster as dg
 import pytest
 
 from right_rag_dagster.orchestration.local import run_local
-from right_rag_dagster.orchestration.names import RAW_TEXT_KEY, chunks_key, units_key
+from right_rag_dagster.orchestration.names import RAW_TEXT_KEY, chunks_key, owned_partitions, search_index_key, units_key
 from right_rag_dagster.pipeline.indexer import Indexer
 from right_rag_dagster.pipeline.runner import known_files, plan_index
 from right_rag_dagster.pipeline.scan import scan_documents
@@ -36,6 +36,10 @@ def materialization_count(instance: dg.DagsterInstance, key: dg.AssetKey) -> int
     return len(records)
 
 
+def owned(instance: dg.DagsterInstance, parser: str) -> set[str]:
+    return set(instance.get_dynamic_partitions(owned_partitions(parser).name))
+
+
 @pytest.fixture
 def instance():
     with dg.instance_for_test() as inst:
@@ -49,6 +53,9 @@ def test_first_index_materializes_each_document_under_its_owner(project_dir, ins
     assert materialized(instance, units_key("gnu-licence")) == {"GPL-3.0.txt", "LGPL-3.0.txt"}
     assert materialized(instance, units_key("apache-licence")) == {"Apache-2.0.txt"}
     assert materialized(instance, chunks_key("default")) == {"GPL-3.0.txt", "LGPL-3.0.txt", "Apache-2.0.txt"}
+    # Each parser's partitions are the documents it owns: every one materialized, none missing.
+    assert owned(instance, "gnu-licence") == {"GPL-3.0.txt", "LGPL-3.0.txt"}
+    assert owned(instance, "apache-licence") == {"Apache-2.0.txt"}
     with Store(Project.load(project_dir).store_path).read() as con:
         owners = dict(con.execute("SELECT DISTINCT document_id, parser FROM units").fetchall())
     assert owners == {"GPL-3.0.txt": "gnu-licence", "LGPL-3.0.txt": "gnu-licence", "Apache-2.0.txt": "apache-licence"}
@@ -177,4 +184,4 @@ def test_refresh_materializes_audit_report_with_check_results(project_dir, insta
                       "no_stale_documents": True, "spec_plugins_import": True}
     report = instance.get_latest_materialization_event(dg.AssetKey("audit_report")).asset_materialization
     assert report.metadata["rejected"].value == 1
-    assert instance.get_latest_materialization_event(dg.AssetKey(["search_index", "default"])) is not None
+    assert instance.get_latest_materialization_event(search_index_key("default")) is not None

@@ -16,7 +16,7 @@ from typing import Any
 
 import dagster as dg
 
-from ...pipeline.indexer import COVERAGE_VERSION, chunks_asset, units_asset
+from ...pipeline.indexer import COVERAGE_VERSION, StepEvent, chunks_asset, units_asset
 from ...pipeline.runner import known_files, mark_refresh, process_documents, record_plugin_errors, remove_gone
 from ...pipeline.scan import DocumentFile, scan_documents
 from ...project import Project
@@ -28,10 +28,12 @@ from ..names import (
     RAW_TEXT_KEY,
     asset_key_for_step,
     chunks_key,
+    owned_partitions,
     search_index_key,
     units_key,
 )
 from ..materializations import BACKFILL_TAG, confirmations, staged_materializations
+from ..owners import OwnedPartitions, stored_owners
 from ..resources import RightRagProject
 from .reports import audit_check_specs, audit_report_spec, materialize_audit_report
 from .search import materialize_search_indexes, search_index_specs
@@ -93,9 +95,11 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
                                  + plugin_errors_note(project),
                      metadata={"loader": loader.name, "source_file": loader.source_file}),
         *[dg.AssetSpec(units_key(p.name), deps=[RAW_TEXT_KEY], group_name="units", kinds={"duckdb", "python"},
-                       code_version=p.version, partitions_def=DOCUMENTS_PARTITIONS, skippable=True,
+                       code_version=p.version, partitions_def=owned_partitions(p.name), skippable=True,
                        description=f"Unit tree from unit parser `{p.name}` for the documents it owns"
-                                   + (" (the fallback: documents no domain parser accepts)." if p.fallback else "."),
+                                   + (" (the fallback: documents no domain parser accepts)." if p.fallback else ".")
+                                   + " Its partitions are those documents, kept by the run that routes them; after "
+                                     "an edit of the parser, backfill all of them (its check says when).",
                        metadata={"parser": p.name, "source_file": p.source_file,
                                  "routed_as": "fallback" if p.fallback else "domain"}) for p in parsers],
         *[dg.AssetSpec(chunks_key(c.name), deps=unit_keys, group_name="chunks", kinds={"duckdb", "python"},
@@ -127,8 +131,10 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
         if removed:
             context.log.info(f"removed {len(removed)} documents whose files left the folder: "
                              f"{[e.document_id for e in removed][:10]}")
+        owned = OwnedPartitions(context.instance, [p.name for p in parsers])
+        owned.sync(stored_owners(store, files), complete=True)
         if selected & document_keys:
-            yield from run_document_pipeline(context, right_rag, steps, files)
+            yield from run_document_pipeline(context, right_rag, steps, files, owned)
         refresh_started = utcnow()
         yield from materialize_search_indexes(right_rag, chunker_names, selected)
         if AUDIT_REPORT_KEY in selected:
@@ -141,9 +147,11 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
 
 def run_document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRagProject,
                           steps: dict[dg.AssetKey, tuple[str, str, str | None]],
-                          scanned: list[DocumentFile]) -> Iterator[Any]:
-    """Process the run's partitions; yield materializations after each batch is committed."""
+                          scanned: list[DocumentFile], owned: OwnedPartitions) -> Iterator[Any]:
+    """Process the run's partitions; after each batch is committed, move its documents to their owners'
+    partitions, then yield their materializations (a parser's units only for a document it owns)."""
     unit_keys = [key for key, (step, _, _) in steps.items() if step == "units"]
+    project_root = right_rag.get_project().root
     store = right_rag.get_store()
     indexer = right_rag.get_indexer()
     for problem in record_plugin_errors(indexer, store):
@@ -164,12 +172,22 @@ def run_document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRag
             counts[event.status] = counts.get(event.status, 0) + 1
             if event.status in ("unsupported", "ambiguous", "failed", "rejected", "stale", "warning"):
                 context.log.warning(f"{event.document_id}: {event.status}: {event.metadata.get('reason')}")
-        materialized = [e for e in events if e.status in ("materialized", "rejected") and asset_key_for_step(e.asset)]
-        for materialization in staged_materializations(context.instance, materialized, unit_keys):
+        batch = [files[k] for k in {e.partition_key for e in events} if k in files]
+        owned.sync(stored_owners(store, batch))
+        materialized = [e for e in events if e.status in ("materialized", "rejected") and asset_key_for_step(e.asset)
+                        and owned_or_not_units(e, owned)]
+        for materialization in staged_materializations(context.instance, materialized, unit_keys, project_root):
             yielded.add((materialization.asset_key, materialization.partition))
             yield materialization
     counts["unchanged"] = len(todo) - len(changed_docs)
     context.log.info(f"documents: {len(todo)} in run, {counts['unchanged']} unchanged; events: {counts}")
     if context.run.tags.get(BACKFILL_TAG) and todo:
         confirmed = confirmations(store, todo, [k for k in context.selected_asset_keys if k in steps], steps, yielded)
-        yield from staged_materializations(context.instance, confirmed, unit_keys)
+        yield from staged_materializations(context.instance, confirmed, unit_keys, project_root)
+
+
+def owned_or_not_units(event: StepEvent, owned: OwnedPartitions) -> bool:
+    """Whether a step event may be reported: a parser's units only for a document that parser owns (one it
+    rejected is not its partition)."""
+    kind, _, parser = event.asset.partition("/")
+    return kind != "units" or owned.owns(parser, event.partition_key)

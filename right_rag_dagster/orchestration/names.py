@@ -17,6 +17,8 @@ COVERAGE_KEY = dg.AssetKey("coverage")
 AUDIT_REPORT_KEY = dg.AssetKey("audit_report")
 EVALUATION_KEY = dg.AssetKey("evaluation")
 DOCUMENT_JOB = "index_documents"
+LOCATION_NAME = "right_rag"
+"""The code location's name in workspace.yaml; ``right-rag index`` attributes its runs to it (``origin.py``)."""
 REFRESH_JOB = "refresh_indexes"
 
 

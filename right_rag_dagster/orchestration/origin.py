@@ -20,7 +20,7 @@ DEFINITIONS_MODULE = "right_rag_dagster.orchestration.definitions"
 
 def job_origin(project: Project, job_name: str) -> RemoteJobOrigin:
     """Where ``dagster dev`` (workspace.yaml, location ``right_rag``) finds ``job_name`` for this project."""
-    target = LoadableTargetOrigin(python_module=DEFINITIONS_MODULE, working_directory=str(project.root))
+    target = LoadableTargetOrigin(module_name=DEFINITIONS_MODULE, working_directory=str(project.root))
     location = ManagedGrpcPythonEnvCodeLocationOrigin(target, LOCATION_NAME)
     return RemoteJobOrigin(RemoteRepositoryOrigin(location, SINGLETON_REPOSITORY_NAME), job_name)
 

@@ -36,8 +36,9 @@ def sync_evaluation(instance: dg.DagsterInstance, parser: str, version: str) -> 
     unsynced = unsynced_partitions(instance, parser, version)
     key = units_key(parser)
     backfill = (f"Open [{key.to_user_string()}](/assets/{'/'.join(key.path)}?view=partitions), click "
-                f"**Materialize...** and keep **all** its partitions (they are the {len(unsynced)} documents "
-                f"`{parser}` owns): only those are parsed again, and chunks only where units changed. "
+                "**Materialize…**, choose **All** (its partitions are exactly the documents it owns; Dagster 1.13's "
+                "dialog has no \"unsynced\" choice) and **Launch backfill**: the unsynced documents are parsed "
+                "again, the others confirmed unchanged, and chunks are redone only where units changed. "
                 "`right-rag index` does the same from a shell.") if unsynced else "Nothing to do."
     return dg.AssetCheckEvaluation(
         asset_key=key, check_name=SYNC_CHECK, passed=not unsynced, severity=dg.AssetCheckSeverity.WARN,

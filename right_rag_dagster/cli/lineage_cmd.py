@@ -32,18 +32,19 @@ def run(args: argparse.Namespace) -> int:
     if "document" not in result and "rejection" not in result:
         raise RightRagError(f"nothing with id {args.id!r} in {project.store_path}; use a chunk id (see "
                             "`right-rag query --json`), a unit id or a document path")
-    if "document" in result:
-        result["document"]["path"] = project_path(project, result["document"]["document_id"])
+    with_project_paths(project, result)
     print(json.dumps(result, indent=2, ensure_ascii=False, default=str) if args.json else safe_text(format_lineage(result)))
     return 0
 
 
-def project_path(project: Project, document_id: str) -> str:
-    """Where the document is, relative to the project folder: right after the folder moves, unlike the absolute
-    path the store recorded when it was indexed."""
-    folder = os.path.relpath(project.documents_dir, project.root)
-    base = project.documents_dir if folder.startswith("..") else Path(folder)
-    return (base / document_id).as_posix()
+def with_project_paths(project: Project, result: dict) -> dict:
+    """The lineage with the document's path relative to the project folder: right after the folder moves, unlike
+    the absolute path the store recorded when it was indexed."""
+    if "document" in result:
+        folder = os.path.relpath(project.documents_dir, project.root)
+        base = project.documents_dir if folder.startswith("..") else Path(folder)
+        result["document"]["path"] = (base / result["document"]["document_id"]).as_posix()
+    return result
 
 
 def format_lineage(result: dict) -> str:

@@ -14,7 +14,7 @@ import pytest
 
 from right_rag_dagster.project import Project
 from right_rag_dagster.store import Store
-from tests.playground.browser import VIEWPORT, launch, missing
+from tests.playground.browser import browser_tab
 
 from .dagster_ui import dagster_dev, graphql, make_sample_project, right_rag
 
@@ -26,19 +26,8 @@ BACKFILL = "query($id: String!) { partitionBackfillOrError(backfillId: $id) { ..
 
 @pytest.fixture
 def page() -> Iterator:
-    reason = missing()
-    if reason:
-        if os.environ.get("CI"):
-            pytest.fail(f"the Dagster UI test must run in CI: {reason}")
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as driver:
-        browser = launch(driver)
-        tab = browser.new_page(viewport=VIEWPORT)
-        tab.set_default_timeout(30_000)
+    with browser_tab("the Dagster UI test", 30_000) as tab:
         yield tab
-        browser.close()
 
 
 def open_page(page, url: str) -> None:  # noqa: ANN001 (playwright objects)

@@ -6,7 +6,10 @@ that span every document. A run that changes documents so leaves everything curr
 and one step, with a single DuckDB writer. The step yields one ``AssetMaterialization`` per partitioned asset
 and partition that really changed (unchanged ones yield nothing and keep their history; see
 ``orchestration/materializations.py`` for their provenance and for backfills); the step is subsettable, so the
-indexes and report can also be refreshed alone (the ``refresh_indexes`` job).
+indexes and report can also be refreshed alone (the ``refresh_indexes`` job). Each parser's units asset is
+partitioned by the documents it owns, which only routing tells: a run over ``documents`` reports them as it goes,
+after moving each document to its owner's partitions (``orchestration/owners.py``); a backfill of one parser's
+asset runs the same step over that parser's partitions.
 """
 
 
@@ -39,6 +42,11 @@ from .reports import audit_check_specs, audit_report_spec, materialize_audit_rep
 from .search import materialize_search_indexes, search_index_specs
 
 STORE_POOL = "right_rag_store"
+FROM_OWNER = dg.SpecificPartitionsPartitionMapping([])
+"""How chunks and coverage depend on the units assets: a document's chunks come from its owner's units only, which no
+built-in mapping expresses (the identity mapping asks every parser's asset for the partition, and Dagster then
+refuses any backfill of chunks or coverage: "depends on non-existent partitions"). So the graph keeps the edges
+without a partition-level dependency; each materialization's tags and DuckDB's lineage name the owner's units."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +90,7 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
     """The factory: one asset spec per selected plugin, all computed by one multi-asset step."""
     parsers, chunkers, loader = plugin_specs(project)
     unit_keys = [units_key(p.name) for p in parsers]
+    unit_deps = [dg.AssetDep(key, partition_mapping=FROM_OWNER) for key in unit_keys]
     chunk_keys = [chunks_key(c.name) for c in chunkers]
     chunker_names = [c.name for c in chunkers]
     steps = {RAW_TEXT_KEY: ("raw_text", "raw_text", loader.version),  # asset key -> (step, step asset, code version)
@@ -102,11 +111,11 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
                                      "an edit of the parser, backfill all of them (its check says when).",
                        metadata={"parser": p.name, "source_file": p.source_file,
                                  "routed_as": "fallback" if p.fallback else "domain"}) for p in parsers],
-        *[dg.AssetSpec(chunks_key(c.name), deps=unit_keys, group_name="chunks", kinds={"duckdb", "python"},
+        *[dg.AssetSpec(chunks_key(c.name), deps=unit_deps, group_name="chunks", kinds={"duckdb", "python"},
                        code_version=c.version, partitions_def=DOCUMENTS_PARTITIONS, skippable=True,
                        description=f"Chunks cut inside units by chunk parser `{c.name}`, with spans and pages.",
                        metadata={"chunker": c.name, "source_file": c.source_file}) for c in chunkers],
-        dg.AssetSpec(COVERAGE_KEY, deps=unit_keys, group_name="units", kinds={"duckdb"},
+        dg.AssetSpec(COVERAGE_KEY, deps=unit_deps, group_name="units", kinds={"duckdb"},
                      code_version=COVERAGE_VERSION, partitions_def=DOCUMENTS_PARTITIONS, skippable=True,
                      description="Share of each document's text covered by its units' source spans."),
     ]

@@ -11,7 +11,13 @@ import sys
 import time
 
 from ..pipeline.indexer import Indexer
-from ..pipeline.runner import IndexPlan, add_progress_listener, record_plugin_errors, scan_and_plan
+from ..pipeline.runner import (
+    IndexPlan,
+    add_progress_listener,
+    add_start_listener,
+    record_plugin_errors,
+    scan_and_plan,
+)
 from ..pipeline.workers import close_prestarted, prestart_workers
 from ..project import Project
 from ..retrieval.formats import outdated_indexes
@@ -81,6 +87,7 @@ def _index(args: argparse.Namespace, project: Project, store: Store, started: fl
 
         bar = ProgressBar(len(plan.todo))
         add_progress_listener(bar.advance)
+        add_start_listener(bar.started)
         try:
             result = run_local(project, plan, [f.partition_key for f in files], refresh=True,
                                notify=lambda message: print(f"right-rag: {safe(message)}", file=sys.stderr),

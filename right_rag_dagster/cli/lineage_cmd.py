@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+from pathlib import Path
 
 from ..errors import RightRagError
 from ..project import Project
@@ -30,16 +32,28 @@ def run(args: argparse.Namespace) -> int:
     if "document" not in result and "rejection" not in result:
         raise RightRagError(f"nothing with id {args.id!r} in {project.store_path}; use a chunk id (see "
                             "`right-rag query --json`), a unit id or a document path")
+    with_project_paths(project, result)
     print(json.dumps(result, indent=2, ensure_ascii=False, default=str) if args.json else safe_text(format_lineage(result)))
     return 0
+
+
+def with_project_paths(project: Project, result: dict) -> dict:
+    """The lineage with the document's path relative to the project folder: right after the folder moves, unlike
+    the absolute path the store recorded when it was indexed."""
+    if "document" in result:
+        folder = os.path.relpath(project.documents_dir, project.root)
+        base = project.documents_dir if folder.startswith("..") else Path(folder)
+        result["document"]["path"] = (base / result["document"]["document_id"]).as_posix()
+    return result
 
 
 def format_lineage(result: dict) -> str:
     lines = []
     if "chunk" in result:
         c = result["chunk"]
+        pages = f" pages {c['pages'][0]}-{c['pages'][1]}" if c["pages"][0] is not None else ""
         lines.append(f"chunk     {c['chunk_id']}  ({c['chunker']} {c['chunker_version']}) span {c['span'][0]}-"
-                     f"{c['span'][1]} pages {c['pages'][0]}-{c['pages'][1]}")
+                     f"{c['span'][1]}{pages}")
     if "unit" in result:
         u = result["unit"]
         lines.append(f"unit      {u['unit_id']}  {' > '.join(u['section_path'])}")

@@ -1,54 +1,64 @@
-"""A small progress bar on stderr (only when it is a terminal) and the summary table printer."""
+"""The CLI's progress bar and summary table, drawn by ``rich`` (installed with Dagster)."""
 
 from __future__ import annotations
 
-import sys
-import time
 from collections.abc import Sequence
+
+from rich import box
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from ..pipeline.scan import DocumentFile
+from .terminal import safe
 
 
 class ProgressBar:
-    """``[#####.....] 12/50 documents`` redrawn in place; silent when stderr is not a terminal."""
+    """Done of total, elapsed time, ETA and the document being worked on, redrawn in place on stderr; silent when
+    stderr is not a terminal. ``add``/``close`` are the progress sink of the dense index build too."""
 
-    def __init__(self, total: int, label: str = "documents", width: int = 30) -> None:
-        self.total, self.label, self.width = total, label, width
-        self.done = 0
-        self.started = time.monotonic()
-        self.enabled = sys.stderr.isatty() and total > 0
+    def __init__(self, total: int, label: str = "documents", console: Console | None = None) -> None:
+        self.console = console or Console(stderr=True)
+        self.enabled = self.console.is_terminal and total > 0
+        self._progress = Progress(
+            BarColumn(bar_width=30), MofNCompleteColumn(), TextColumn(label), TimeElapsedColumn(),
+            TextColumn("eta"), TimeRemainingColumn(), TextColumn("{task.fields[current]}", markup=False),
+            console=self.console, disable=not self.enabled)
+        self._task = self._progress.add_task(label, total=total, current="")
+        if self.enabled:
+            self._progress.start()
+
+    def started(self, file: DocumentFile) -> None:
+        """Show the document a worker was just handed."""
+        self._progress.update(self._task, current=safe(file.document_id))
 
     def advance(self, *_: object) -> None:
         self.add(1)
 
     def add(self, count: int) -> None:
-        self.done += count
-        if self.enabled:
-            filled = int(self.width * self.done / self.total)
-            elapsed = time.monotonic() - self.started
-            sys.stderr.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {self.done}/{self.total} "
-                             f"{self.label} {elapsed:5.1f}s")
-            sys.stderr.flush()
+        self._progress.advance(self._task, count)
 
     def close(self) -> None:
         if self.enabled:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
+            self._progress.update(self._task, current="")
+            self._progress.stop()
 
 
 def format_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """A plain text table with right-aligned numbers."""
-    cells = [[str(h) for h in headers]] + [[_fmt(v) for v in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    numeric = [all(isinstance(row[i], (int, float)) for row in rows) if rows else False for i in range(len(headers))]
-
-    def line(row: list[str]) -> str:
-        return "  ".join(c.rjust(w) if numeric[i] else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths)))
-
-    out = [line(cells[0]), "  ".join("-" * w for w in widths)]
-    out += [line(r) for r in cells[1:]]
-    return "\n".join(out)
+    """A plain table (no colour, no box drawing) with right-aligned numbers, as text to print or pipe."""
+    numeric = [bool(rows) and all(isinstance(row[i], (int, float)) for row in rows) for i in range(len(headers))]
+    table = Table(*[str(h) for h in headers], box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for i, column in enumerate(table.columns):
+        column.justify = "right" if numeric[i] else "left"
+    for row in rows:
+        table.add_row(*[_fmt(value) for value in row])
+    console = Console(width=200, color_system=None, force_terminal=False, highlight=False)
+    with console.capture() as captured:
+        console.print(table)
+    return "\n".join(line.rstrip() for line in captured.get().splitlines() if line.strip())
 
 
 def _fmt(value: object) -> str:
     if isinstance(value, float):
         return f"{value:.2f}"
-    return str(value)
+    return safe(value)

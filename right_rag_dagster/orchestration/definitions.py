@@ -14,6 +14,7 @@ from .defs.automation import documents_folder_sensor, refresh_indexes_after_docu
 from .defs.documents import build_document_assets, plugin_specs
 from .defs.evaluation import build_evaluation_assets, evaluation_sensors
 from .defs.jobs import index_documents_job, refresh_indexes_job
+from .defs.parsers import build_parser_checks, parser_versions_sensor
 from .resources import RightRagProject
 
 logger = logging.getLogger("right_rag_dagster")
@@ -29,8 +30,10 @@ def build_definitions(project: Project | None = None) -> dg.Definitions:
     evaluation_assets = build_evaluation_assets(project, [c.name for c in chunkers])
     return dg.Definitions(
         assets=[document_assets, *evaluation_assets],
+        asset_checks=build_parser_checks(project),
         jobs=[index_documents_job, refresh_indexes_job],
-        sensors=[documents_folder_sensor, refresh_indexes_after_documents, *evaluation_sensors(evaluation_assets)],
+        sensors=[documents_folder_sensor, refresh_indexes_after_documents, parser_versions_sensor,
+                 *evaluation_sensors(evaluation_assets)],
         schedules=[rescan_documents_schedule],
         resources={"right_rag": RightRagProject(project_dir=str(project.root))},
         # One step does all the work and parses in its own worker processes: a step subprocess would only add

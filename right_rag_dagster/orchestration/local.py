@@ -8,6 +8,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 
 import dagster as dg
+from dagster._core.utils import make_new_run_id
 
 from ..errors import RightRagError
 from ..pipeline.runner import IndexPlan
@@ -16,6 +17,7 @@ from .definitions import build_definitions
 from .defs.documents import STORE_POOL
 from .home import ensure_dagster_home
 from .names import DOCUMENT_JOB, DOCUMENTS_PARTITIONS, REFRESH_JOB
+from .origin import attribute_to_location
 from .recovery import SOURCE_TAG, pool_holders, process_tags, recover_dead_runs
 from .resources import preload
 
@@ -47,9 +49,10 @@ def sync_partitions(instance: dg.DagsterInstance, wanted: Sequence[str]) -> tupl
 
 
 def document_asset_keys(defs: dg.Definitions) -> list[dg.AssetKey]:
-    """The partitioned (per-document) assets of the project: the document job without the refresh."""
+    """The assets partitioned by document: the document job without the refresh (the run reports each parser's
+    units too; they are partitioned by the documents the parser owns)."""
     graph = defs.resolve_asset_graph()
-    return [key for key in graph.get_all_asset_keys() if graph.get(key).partitions_def is not None]
+    return [key for key in graph.get_all_asset_keys() if graph.get(key).partitions_def == DOCUMENTS_PARTITIONS]
 
 
 def run_local(project: Project, plan: IndexPlan, all_keys: Sequence[str], refresh: bool,
@@ -104,23 +107,24 @@ def _run(project: Project, plan: IndexPlan, all_keys: Sequence[str], refresh: bo
     defs = build_definitions(project)
     preload(project)
     sync_partitions(instance, all_keys)
-    document_run = refresh_run = None
     run_config = DEBUG_LOGS if debug else QUIET_LOGS
     tags = {SOURCE_TAG: "cli", **process_tags()}
-    if plan.todo:
-        order = {k: i for i, k in enumerate(instance.get_dynamic_partitions(DOCUMENTS_PARTITIONS.name))}
-        keys = sorted((f.partition_key for f in plan.todo), key=order.__getitem__)
-        job = defs.resolve_job_def(DOCUMENT_JOB)
-        result = job.execute_in_process(
-            instance=instance, run_config=run_config,
-            asset_selection=None if refresh else document_asset_keys(defs),
-            tags={"dagster/asset_partition_range_start": keys[0],
-                  "dagster/asset_partition_range_end": keys[-1], **tags},
-        )
-        document_run = result.run_id
-        refresh_run = result.run_id if refresh else None
-    elif refresh or plan.removed:  # the run removes the deleted files' rows, then refreshes
-        result = defs.resolve_job_def(REFRESH_JOB).execute_in_process(instance=instance, run_config=run_config,
-                                                                      tags=tags)
-        refresh_run = result.run_id
-    return LocalRunResult(document_run, refresh_run, len(plan.removed))
+    run_id = make_new_run_id()
+    try:
+        if plan.todo:
+            order = {k: i for i, k in enumerate(instance.get_dynamic_partitions(DOCUMENTS_PARTITIONS.name))}
+            keys = sorted((f.partition_key for f in plan.todo), key=order.__getitem__)
+            defs.resolve_job_def(DOCUMENT_JOB).execute_in_process(
+                instance=instance, run_config=run_config, run_id=run_id,
+                asset_selection=None if refresh else document_asset_keys(defs),
+                tags={"dagster/asset_partition_range_start": keys[0],
+                      "dagster/asset_partition_range_end": keys[-1], **tags},
+            )
+            return LocalRunResult(run_id, run_id if refresh else None, len(plan.removed))
+        if refresh or plan.removed:  # the run removes the deleted files' rows, then refreshes
+            defs.resolve_job_def(REFRESH_JOB).execute_in_process(instance=instance, run_config=run_config,
+                                                                 tags=tags, run_id=run_id)
+            return LocalRunResult(None, run_id, len(plan.removed))
+        return LocalRunResult(None, None, len(plan.removed))
+    finally:
+        attribute_to_location(instance, project, run_id)  # failed runs too: the Overview shows them

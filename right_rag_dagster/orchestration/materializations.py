@@ -5,7 +5,9 @@ marks exactly what an edit made unsynced. In a backfill, every requested partiti
 confirmed, so the backfill completes.
 """
 
+import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import dagster as dg
@@ -20,23 +22,24 @@ ABSENT = "NULL"
 """Dagster's word for an input with no value (no data version, no materialization event)."""
 
 
-def staged_materializations(instance: dg.DagsterInstance, events: list[StepEvent],
-                            unit_keys: list[dg.AssetKey]) -> Iterator[dg.AssetMaterialization]:
+def staged_materializations(instance: dg.DagsterInstance, events: list[StepEvent], unit_keys: list[dg.AssetKey],
+                            root: Path) -> Iterator[dg.AssetMaterialization]:
     """Materializations for ``events``, stage by stage, so that each input's event is stored before the
-    events that point to it."""
+    events that point to it; paths are shown relative to the project folder ``root``."""
     for stage in ("raw_text", "units", "chunks", "coverage"):
         staged = [e for e in events if e.asset.split("/")[0] == stage]
         pointers = input_pointers(instance, staged)
         for event in staged:
-            yield to_materialization(event, pointers, unit_keys)
+            yield to_materialization(event, pointers, unit_keys, root)
 
 
 def confirmations(store: Store, files: list[DocumentFile], selected: list[dg.AssetKey],
                   steps: dict[dg.AssetKey, tuple[str, str, str | None]],
                   yielded: set[tuple[dg.AssetKey, str]]) -> list[StepEvent]:
-    """In a backfill, one event per requested asset partition the run did not change: "unchanged", with its
-    stored versions, or "not owned" for the units of a parser that does not own the document. A backfill
-    asked for these partitions; without a materialization, Dagster marks them failed."""
+    """In a backfill, one event per requested asset partition the run did not change, marked "unchanged" with
+    its stored versions: a backfill asked for these partitions, and without a materialization Dagster marks
+    them failed. Nothing is confirmed for what does not exist: a parser's units of a document it does not own
+    (no longer its partition), the chunks and coverage of a rejected document (the backfill says they failed)."""
     with store.read() as con:
         stored = content.step_states(con, [f.document_id for f in files])
     state = {key: (version, owner) for key, (_, version, owner) in stored.items()}
@@ -45,20 +48,19 @@ def confirmations(store: Store, files: list[DocumentFile], selected: list[dg.Ass
         raw_version = state.get(("raw_text", file.document_id), (None, None))[0]
         units_version, owner = state.get(("units", file.document_id), (None, None))
         for key in selected:
-            if (key, file.partition_key) in yielded:
-                continue
             step, asset, code_version = steps[key]
+            if (key, file.partition_key) in yielded or (step != "raw_text" and not owner) or (
+                    step == "units" and asset != units_asset(owner)):
+                continue
             version, _ = state.get((step, file.document_id), (None, None))
-            status, inputs = "unchanged", {}
             if step == "units":
                 inputs = {"raw_text": raw_version} if raw_version else {}
-                if asset != units_asset(owner):
-                    status, version = "not owned", None
-            elif step != "raw_text" and owner:
+            elif step != "raw_text":
                 inputs = {units_asset(owner): units_version} if units_version else {}
-            if version is None and status == "unchanged":
-                status = "not indexed"
-            events.append(StepEvent(asset, file.document_id, file.partition_key, status, version, code_version, inputs,
+            else:
+                inputs = {}
+            events.append(StepEvent(asset, file.document_id, file.partition_key,
+                                    "unchanged" if version else "not indexed", version, code_version, inputs,
                                     {"owner": owner} if owner else {}))
     return events
 
@@ -80,7 +82,7 @@ def input_pointers(instance: dg.DagsterInstance, events: list[StepEvent]) -> dic
 
 
 def to_materialization(event: StepEvent, pointers: dict[tuple[dg.AssetKey, str], int],
-                       unit_keys: list[dg.AssetKey]) -> dg.AssetMaterialization:
+                       unit_keys: list[dg.AssetKey], root: Path) -> dg.AssetMaterialization:
     """A Dagster materialization for a step event, with the provenance Dagster reads to tell what is stale.
 
     For each input: its data version and a pointer to the materialization event it came from. Chunks and
@@ -104,13 +106,14 @@ def to_materialization(event: StepEvent, pointers: dict[tuple[dg.AssetKey, str],
     return dg.AssetMaterialization(
         asset_key=key,
         partition=event.partition_key,
-        metadata={"document_id": event.document_id, "status": event.status, **to_metadata(event.metadata)},
+        metadata={"document_id": event.document_id, "status": event.status, **to_metadata(event.metadata, root)},
         tags=tags,
     )
 
 
-def to_metadata(values: dict[str, Any]) -> dict[str, Any]:
-    """Plain values as Dagster metadata; {"md": text} becomes Markdown, dicts become JSON."""
+def to_metadata(values: dict[str, Any], root: Path) -> dict[str, Any]:
+    """Plain values as Dagster metadata; {"md": text} becomes Markdown, dicts become JSON, a path is shown
+    relative to the project folder ``root`` (still right after the folder moves)."""
     out: dict[str, Any] = {}
     for name, value in values.items():
         if isinstance(value, dict) and set(value) == {"md"}:
@@ -118,7 +121,13 @@ def to_metadata(values: dict[str, Any]) -> dict[str, Any]:
         elif isinstance(value, (dict, list)):
             out[name] = dg.MetadataValue.json(value)
         elif name == "path":
-            out[name] = dg.MetadataValue.path(value)
+            out[name] = dg.MetadataValue.path(project_relative(value, root))
         else:
             out[name] = value
     return out
+
+
+def project_relative(path: str, root: Path) -> str:
+    """``path`` relative to the project folder (POSIX separators), or as it is when it lies outside it."""
+    relative = os.path.relpath(path, root)
+    return path if relative.startswith("..") else Path(relative).as_posix()

@@ -1,4 +1,9 @@
-"""Asset keys and the document partitions: the mapping between pipeline step names and Dagster keys."""
+"""Asset keys and partitions: the mapping between pipeline step names and Dagster keys.
+
+Every file is a partition of ``documents`` (raw_text, chunks, coverage); each unit parser's asset has its own
+partitions, the documents that parser owns (kept in line with the store's routing by ``owners.py``), so no
+parser's asset shows the documents of another as missing. The asset graph labels a node by its key's last part
+alone, so a search index is ``search_index/<chunker>_index``, never the same label as ``chunks/<chunker>``."""
 
 from __future__ import annotations
 
@@ -14,6 +19,8 @@ EVALUATION_KEY = dg.AssetKey("evaluation")
 EVALUATION_GROUP = "evaluation"
 """The evaluation asset's own group: the indexing jobs select groups, and never this one."""
 DOCUMENT_JOB = "index_documents"
+LOCATION_NAME = "right_rag"
+"""The code location's name in workspace.yaml; ``right-rag index`` attributes its runs to it (``origin.py``)."""
 REFRESH_JOB = "refresh_indexes"
 
 
@@ -26,6 +33,11 @@ def units_key(parser: str) -> dg.AssetKey:
     return dg.AssetKey(["units", safe_name(parser)])
 
 
+def owned_partitions(parser: str) -> dg.DynamicPartitionsDefinition:
+    """The documents ``parser`` owns: the partitions of its units asset (same keys as ``documents``)."""
+    return dg.DynamicPartitionsDefinition(name=f"documents_of_{safe_name(parser)}")
+
+
 def chunks_key(chunker: str) -> dg.AssetKey:
     return dg.AssetKey(["chunks", safe_name(chunker)])
 
@@ -34,7 +46,7 @@ SEARCH_INDEX_PREFIX = "search_index"
 
 
 def search_index_key(chunker: str) -> dg.AssetKey:
-    return dg.AssetKey([SEARCH_INDEX_PREFIX, safe_name(chunker)])
+    return dg.AssetKey([SEARCH_INDEX_PREFIX, f"{safe_name(chunker)}_index"])
 
 
 def asset_key_for_step(asset: str) -> dg.AssetKey | None:

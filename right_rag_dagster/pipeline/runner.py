@@ -56,6 +56,14 @@ def remove_progress_listener(listener: Callable[[DocumentFile], None]) -> None:
         _progress_listeners.remove(listener)
 
 
+_start_listeners: list[Callable[[DocumentFile], None]] = []
+
+
+def add_start_listener(listener: Callable[[DocumentFile], None]) -> None:
+    """Be told of every document handed to a worker in this process (the CLI shows the one being worked on)."""
+    _start_listeners.append(listener)
+
+
 @dataclass(frozen=True)
 class IndexPlan:
     """What an index run must do: files new or changed (by content or plugin versions), unchanged, removed."""
@@ -158,6 +166,8 @@ def process_documents(indexer: Indexer, store: Store, files: Sequence[DocumentFi
                     direct.append((job, outcome))
                 else:
                     jobs[job.file.document_id] = job
+                    for listener in _start_listeners:
+                        listener(job.file)
                     yield job
 
     pending: list[tuple[DocumentJob, DocumentOutcome]] = []

@@ -7,7 +7,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from ..cli.lineage_cmd import format_lineage
+from ..cli.lineage_cmd import format_lineage, with_project_paths
 from ..errors import ConfigError
 from ..project import Project
 from ..rag import query
@@ -85,7 +85,7 @@ def lineage(project: Project, chunker: str, chunk_id: str) -> dict[str, Any]:
     if not store.exists():
         raise ConfigError(f"no index at {store.path}: run `right-rag index` to see lineage")
     with store.read() as con:
-        result = walk(con, chunk_id)
+        result = with_project_paths(project, walk(con, chunk_id))
     if "chunk" not in result:
         raise ConfigError(f"chunk {chunk_id} is not in {store.path.name}: this project's index does not hold it "
                           "(run `right-rag index` on the project the answer came from)")

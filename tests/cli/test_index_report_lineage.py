@@ -65,6 +65,16 @@ def test_lineage_of_a_chunk_and_unknown_id(indexed, capsys):
     assert "nothing with id" in capsys.readouterr().err
 
 
+def test_lineage_shows_paths_relative_to_the_project_after_it_moves(indexed, capsys):
+    project, _ = indexed
+    moved = project.rename(project.parent / "moved")
+    assert main(["--project", str(moved), "lineage", "GPL-3.0.txt", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["document"]["path"] == "data/documents/GPL-3.0.txt"
+    assert main(["--project", str(moved), "lineage", "GPL-3.0.txt"]) == 0
+    out = capsys.readouterr().out
+    assert "file      data/documents/GPL-3.0.txt" in out and str(project) not in out
+
+
 def test_index_remakes_a_search_index_of_an_older_format_without_document_changes(indexed, capsys):
     from right_rag_dagster.project import Project
     from right_rag_dagster.retrieval import IndexMissingError, search

@@ -99,7 +99,8 @@ def test_the_workspace_loads_the_orchestration_module_from_the_project_folder(pr
     workspace = yaml.safe_load((project / "workspace.yaml").read_text())
     [entry] = workspace["load_from"]
     module = entry["python_module"]
-    assert module == {"module_name": "right_rag_dagster.orchestration.definitions", "working_directory": "."}
+    assert module == {"module_name": "right_rag_dagster.orchestration.definitions", "working_directory": ".",
+                      "location_name": "right_rag"}  # the location right-rag index attributes its runs to
     assert importlib.util.find_spec(module["module_name"]) is not None
 
 

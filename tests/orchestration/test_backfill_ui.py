@@ -27,7 +27,12 @@ from dagster._daemon.backfill import execute_backfill_iteration
 from dagster_graphql.test.utils import execute_dagster_graphql
 
 from right_rag_dagster.orchestration.local import sync_partitions
-from right_rag_dagster.orchestration.names import AUDIT_REPORT_KEY, search_index_key, units_key
+from right_rag_dagster.orchestration.names import (
+    AUDIT_REPORT_KEY,
+    chunks_key,
+    search_index_key,
+    units_key,
+)
 
 from .test_refresh import index_with_refresh
 
@@ -71,10 +76,12 @@ def workspace(project_dir: Path, instance: dg.DagsterInstance) -> Iterator[Works
         yield context
 
 
-def launch_backfill(context: WorkspaceProcessContext, assets: list[dg.AssetKey], partitions: list[str]) -> str:
-    """What the UI's "Launch backfill" button sends for a selection whose common job is ``__ASSET_JOB``."""
-    params = {"assetSelection": [{"path": key.path} for key in assets], "partitionNames": partitions,
-              "fromFailure": False, "tags": []}
+def launch_backfill(context: WorkspaceProcessContext, assets: list[dg.AssetKey],
+                    partitions: list[str] | None) -> str:
+    """What the UI's "Launch backfill" button sends for a selection whose common job is ``__ASSET_JOB``: the chosen
+    partitions, or (``None``) every partition of each asset, as for assets partitioned differently."""
+    chosen = {"partitionNames": partitions} if partitions is not None else {"allPartitions": True}
+    params = {"assetSelection": [{"path": key.path} for key in assets], **chosen, "fromFailure": False, "tags": []}
     result = execute_dagster_graphql(context.create_request_context(), LAUNCH_PARTITION_BACKFILL,
                                      variables={"backfillParams": params})
     assert not result.errors, result.errors
@@ -157,3 +164,32 @@ def test_materialize_all_backfill_materializes_index_report_and_checks(project_d
                                                    "default_parser_not_in_production", "units_have_source_spans",
                                                    "no_stale_documents", "spec_plugins_import"}
     assert backfill.status == BulkActionStatus.COMPLETED_SUCCESS
+
+
+def test_backfill_of_a_chunkers_asset_rechunks_every_document(project_dir, instance):
+    """After a chunker edit: its asset's partitions are every document, whichever parser owns it (Dagster refuses a
+    backfill whose partitions depend on partitions that do not exist, so chunks must not ask every parser's units
+    for every document)."""
+    index_with_refresh(project_dir, instance)
+    with workspace(project_dir, instance) as context:
+        backfill, runs = run_backfill_daemon(context, launch_backfill(context, [chunks_key("default")], DOCUMENTS))
+    assert backfill.status == BulkActionStatus.COMPLETED_SUCCESS
+    assert {(key, p) for key, p in materializations(instance, [r.run_id for r in runs])} == {
+        ("chunks/default", k) for k in DOCUMENTS}
+
+
+def test_materialize_all_never_shows_a_rejected_documents_chunks_or_coverage_as_materialized(project_dir, instance):
+    """'Materialize all' (every partition of every asset, as the UI sends for differently partitioned assets) after
+    an index with a document no parser accepts: its text is confirmed, its chunks and coverage are reported failed,
+    never materialized."""
+    (project_dir / "data" / "documents" / "notes.txt").write_text("Just some notes, no licence here.\n")
+    index_with_refresh(project_dir, instance)
+    with workspace(project_dir, instance) as context:
+        all_keys = sorted(context.create_request_context().asset_graph.get_all_asset_keys())
+        backfill, runs = run_backfill_daemon(context, launch_backfill(context, all_keys, None))
+    new = materializations(instance, [r.run_id for r in runs])
+    assert ("raw_text", "notes.txt") in new and {("chunks/default", k) for k in DOCUMENTS} <= new
+    assert {(GNU_UNITS.to_user_string(), k) for k in GNU_DOCUMENTS} <= new
+    assert "notes.txt" not in set(instance.get_materialized_partitions(chunks_key("default")))
+    assert "notes.txt" not in set(instance.get_materialized_partitions(dg.AssetKey("coverage")))
+    assert backfill.status == BulkActionStatus.COMPLETED_FAILED

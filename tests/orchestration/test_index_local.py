@@ -8,7 +8,14 @@ import dagster as dg
 import pytest
 
 from right_rag_dagster.orchestration.local import run_local
-from right_rag_dagster.orchestration.names import RAW_TEXT_KEY, chunks_key, units_key
+from right_rag_dagster.orchestration.names import (
+    COVERAGE_KEY,
+    RAW_TEXT_KEY,
+    chunks_key,
+    owned_partitions,
+    search_index_key,
+    units_key,
+)
 from right_rag_dagster.pipeline.indexer import Indexer
 from right_rag_dagster.pipeline.runner import known_files, plan_index
 from right_rag_dagster.pipeline.scan import scan_documents
@@ -36,6 +43,10 @@ def materialization_count(instance: dg.DagsterInstance, key: dg.AssetKey) -> int
     return len(records)
 
 
+def owned(instance: dg.DagsterInstance, parser: str) -> set[str]:
+    return set(instance.get_dynamic_partitions(owned_partitions(parser).name))
+
+
 @pytest.fixture
 def instance():
     with dg.instance_for_test() as inst:
@@ -49,6 +60,15 @@ def test_first_index_materializes_each_document_under_its_owner(project_dir, ins
     assert materialized(instance, units_key("gnu-licence")) == {"GPL-3.0.txt", "LGPL-3.0.txt"}
     assert materialized(instance, units_key("apache-licence")) == {"Apache-2.0.txt"}
     assert materialized(instance, chunks_key("default")) == {"GPL-3.0.txt", "LGPL-3.0.txt", "Apache-2.0.txt"}
+    # Each parser's partitions are the documents it owns: every one materialized, none missing.
+    assert owned(instance, "gnu-licence") == {"GPL-3.0.txt", "LGPL-3.0.txt"}
+    assert owned(instance, "apache-licence") == {"Apache-2.0.txt"}
+    # Paths as the project sees them (the UI shows this metadata), and the run under the workspace's location.
+    [record] = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=RAW_TEXT_KEY, asset_partitions=["GPL-3.0.txt"]), limit=1).records
+    assert record.asset_materialization.metadata["path"].value == "data/documents/GPL-3.0.txt"
+    [run] = instance.get_runs()
+    assert run.remote_job_origin.location_name == "right_rag" and run.job_name == "index_documents"
     with Store(Project.load(project_dir).store_path).read() as con:
         owners = dict(con.execute("SELECT DISTINCT document_id, parser FROM units").fetchall())
     assert owners == {"GPL-3.0.txt": "gnu-licence", "LGPL-3.0.txt": "gnu-licence", "Apache-2.0.txt": "apache-licence"}
@@ -122,6 +142,17 @@ def test_removed_file_leaves_nothing_behind(project_dir, instance):
             count = con.execute(f"SELECT count(*) FROM {table} WHERE document_id = 'LGPL-3.0.txt'").fetchone()[0]
             assert count == 0, table
     assert "LGPL-3.0.txt" not in instance.get_dynamic_partitions("documents")
+    assert owned(instance, "gnu-licence") == {"GPL-3.0.txt"}
+
+
+def test_a_document_that_changes_owner_moves_to_its_new_parsers_partitions(project_dir, instance):
+    index(project_dir, instance)
+    documents = project_dir / "data" / "documents"
+    (documents / "Apache-2.0.txt").write_text((documents / "LGPL-3.0.txt").read_text())
+    index(project_dir, instance)
+    assert owned(instance, "gnu-licence") == {"GPL-3.0.txt", "LGPL-3.0.txt", "Apache-2.0.txt"}
+    assert owned(instance, "apache-licence") == set()
+    assert materialized(instance, units_key("gnu-licence")) >= owned(instance, "gnu-licence")
 
 
 def test_unsupported_document_is_rejected_with_reason(project_dir, instance):
@@ -134,6 +165,9 @@ def test_unsupported_document_is_rejected_with_reason(project_dir, instance):
     assert "gnu-licence" in row[2] and "apache-licence" in row[2]
     assert units == 0
     assert "notes.txt" in materialized(instance, RAW_TEXT_KEY)
+    # Owned by no parser, so a partition of none; never shown as materialized chunks or coverage.
+    assert "notes.txt" not in owned(instance, "gnu-licence") | owned(instance, "apache-licence")
+    assert "notes.txt" not in materialized(instance, chunks_key("default")) | materialized(instance, COVERAGE_KEY)
 
 
 def test_materializations_carry_code_and_data_versions(project_dir, instance):
@@ -177,4 +211,4 @@ def test_refresh_materializes_audit_report_with_check_results(project_dir, insta
                       "no_stale_documents": True, "spec_plugins_import": True}
     report = instance.get_latest_materialization_event(dg.AssetKey("audit_report")).asset_materialization
     assert report.metadata["rejected"].value == 1
-    assert instance.get_latest_materialization_event(dg.AssetKey(["search_index", "default"])) is not None
+    assert instance.get_latest_materialization_event(search_index_key("default")) is not None

@@ -9,7 +9,7 @@ import pytest
 from right_rag_dagster.orchestration.defs.automation import refresh_indexes_after_documents
 from right_rag_dagster.orchestration.definitions import build_definitions
 from right_rag_dagster.orchestration.local import run_local
-from right_rag_dagster.orchestration.names import AUDIT_REPORT_KEY, search_index_key, units_key
+from right_rag_dagster.orchestration.names import AUDIT_REPORT_KEY, owned_partitions, search_index_key, units_key
 from right_rag_dagster.orchestration.resources import RightRagProject
 from right_rag_dagster.pipeline.indexer import Indexer
 from right_rag_dagster.pipeline.runner import known_files, mark_refresh, plan_index, refresh_pending
@@ -21,6 +21,7 @@ from right_rag_dagster.store import Store
 from right_rag_dagster.store.db import utcnow
 
 SEARCH_KEY = search_index_key("default")
+GNU, APACHE = units_key("gnu-licence"), units_key("apache-licence")
 
 
 @pytest.fixture
@@ -58,7 +59,7 @@ def test_one_run_indexes_a_changed_document_and_refreshes_index_and_report(proje
     events = instance.all_logs(second.document_run_id)
     materialized = {(e.dagster_event.asset_key.to_user_string(), e.dagster_event.partition) for e in events
                     if e.dagster_event and e.dagster_event.event_type_value == "ASSET_MATERIALIZATION"}
-    assert {("search_index/default", None), ("audit_report", None),
+    assert {(SEARCH_KEY.to_user_string(), None), ("audit_report", None),
             (units_key("apache-licence").to_user_string(), "Apache-2.0.txt"), ("chunks/default", "Apache-2.0.txt")} \
         <= materialized
     assert not any(partition in ("GPL-3.0.txt", "LGPL-3.0.txt") for _, partition in materialized)
@@ -76,13 +77,14 @@ def test_one_run_indexes_a_changed_document_and_refreshes_index_and_report(proje
 def test_a_backfill_of_one_parsers_assets_is_followed_by_a_refresh_run(project_dir, instance):
     index_with_refresh(project_dir, instance)
     defs = build_definitions(Project.load(project_dir))
-    unchanged = defs.resolve_job_def("index_documents").execute_in_process(
+    # What the UI runs for one parser's asset: the implicit asset job (its partitions are the parser's documents).
+    unchanged = defs.resolve_implicit_global_asset_job_def().execute_in_process(
         instance=instance, partition_key="GPL-3.0.txt", asset_selection=[units_key("gnu-licence")])
     assert isinstance(refresh_tick(instance, unchanged.run_id, project_dir), dg.SkipReason)  # nothing to refresh
     parser = project_dir / "spec" / "unit_parsers" / "gnu.py"
     parser.write_text(parser.read_text().replace('topic=f"Section', 'topic=f"Clause'))
     defs = build_definitions(Project.load(project_dir))
-    backfill = defs.resolve_job_def("index_documents").execute_in_process(
+    backfill = defs.resolve_implicit_global_asset_job_def().execute_in_process(
         instance=instance, partition_key="GPL-3.0.txt", asset_selection=[units_key("gnu-licence")])
     assert backfill.success
     assert instance.get_latest_materialization_event(SEARCH_KEY).run_id != backfill.run_id
@@ -137,16 +139,17 @@ def test_the_ui_shows_everything_synced_after_an_index_and_only_an_edited_parser
 
     def statuses() -> dict[tuple[str, str], StaleStatus]:
         resolver = get_stale_status_resolver(instance, list(build_definitions(Project.load(project_dir)).assets))
-        return {(key, partition): resolver.get_status(dg.AssetKey(key.split("/")), partition)
-                for key in ("raw_text", "units/gnu_licence", "units/apache_licence", "chunks/default", "coverage")
-                for partition in ("GPL-3.0.txt", "Apache-2.0.txt")}
+        keys = ("raw_text", "chunks/default", "coverage")
+        return {**{(key, partition): resolver.get_status(dg.AssetKey(key.split("/")), partition)
+                   for key in keys for partition in ("GPL-3.0.txt", "Apache-2.0.txt")},
+                ("units/gnu_licence", "GPL-3.0.txt"): resolver.get_status(GNU, "GPL-3.0.txt"),
+                ("units/apache_licence", "Apache-2.0.txt"): resolver.get_status(APACHE, "Apache-2.0.txt")}
 
     index_with_refresh(project_dir, instance)
-    after_index = statuses()
-    assert after_index[("units/gnu_licence", "Apache-2.0.txt")] == StaleStatus.MISSING  # not its document
-    assert all(status == StaleStatus.FRESH for (key, partition), status in after_index.items()
-               if not (key, partition) in {("units/gnu_licence", "Apache-2.0.txt"),
-                                           ("units/apache_licence", "GPL-3.0.txt")})
+    # Each parser's asset is partitioned by the documents it owns: nothing is missing, everything is fresh.
+    assert set(instance.get_dynamic_partitions(owned_partitions("gnu-licence").name)) == {"GPL-3.0.txt",
+                                                                                          "LGPL-3.0.txt"}
+    assert all(status == StaleStatus.FRESH for status in statuses().values()), statuses()
     parser = project_dir / "spec" / "unit_parsers" / "gnu.py"
     parser.write_text(parser.read_text() + "\n# edited\n")
     after_edit = statuses()

@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 CHROMIUM = os.environ.get("RIGHT_RAG_CHROMIUM", "/usr/bin/chromium")
@@ -30,6 +32,26 @@ def missing() -> str | None:
 
 def launch(driver):  # noqa: ANN001, ANN201 (playwright objects)
     return driver.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+
+
+@contextmanager
+def browser_tab(what: str, timeout_ms: int) -> Iterator:
+    """A tab of headless Chromium for a test, or the test skipped with the reason (failed in CI: it must run)."""
+    import pytest
+
+    reason = missing()
+    if reason:
+        if os.environ.get("CI"):
+            pytest.fail(f"{what} must run in CI: {reason}")
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as driver:
+        browser = launch(driver)
+        tab = browser.new_page(viewport=VIEWPORT)
+        tab.set_default_timeout(timeout_ms)
+        yield tab
+        browser.close()
 
 
 def choose(page, side: str, **choices: str) -> None:  # noqa: ANN001

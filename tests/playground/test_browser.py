@@ -6,34 +6,22 @@ Needs /usr/bin/chromium (``scripts/setup`` installs it as root); skipped with th
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 import pytest
 
 from right_rag_dagster.evaluation.spans import collapse_whitespace
 from right_rag_dagster.playground.recordings import PACKAGED, Recording
-from tests.playground.browser import VIEWPORT, choose, launch, missing
+from tests.playground.browser import browser_tab, choose
 from tests.playground.conftest import BASELINE, QUESTIONS
 
 
 @pytest.fixture(scope="module")
 def page(server_url: str) -> Iterator:
-    reason = missing()
-    if reason:
-        if os.environ.get("CI"):
-            pytest.fail(f"the browser test must run in CI: {reason}")
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as driver:
-        browser = launch(driver)
-        tab = browser.new_page(viewport=VIEWPORT)
+    with browser_tab("the browser test", 20_000) as tab:
         errors: list[str] = []
         tab.on("pageerror", lambda error: errors.append(str(error)))
-        tab.set_default_timeout(20_000)
         yield tab
-        browser.close()
         assert not errors, errors
 
 

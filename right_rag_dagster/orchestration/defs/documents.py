@@ -6,7 +6,10 @@ that span every document. A run that changes documents so leaves everything curr
 and one step, with a single DuckDB writer. The step yields one ``AssetMaterialization`` per partitioned asset
 and partition that really changed (unchanged ones yield nothing and keep their history; see
 ``orchestration/materializations.py`` for their provenance and for backfills); the step is subsettable, so the
-indexes and report can also be refreshed alone (the ``refresh_indexes`` job).
+indexes and report can also be refreshed alone (the ``refresh_indexes`` job). Each parser's units asset is
+partitioned by the documents it owns, which only routing tells: a run over ``documents`` reports them as it goes,
+after moving each document to its owner's partitions (``orchestration/owners.py``); a backfill of one parser's
+asset runs the same step over that parser's partitions.
 """
 
 
@@ -16,7 +19,7 @@ from typing import Any
 
 import dagster as dg
 
-from ...pipeline.indexer import COVERAGE_VERSION, chunks_asset, units_asset
+from ...pipeline.indexer import COVERAGE_VERSION, StepEvent, chunks_asset, units_asset
 from ...pipeline.runner import known_files, mark_refresh, process_documents, record_plugin_errors, remove_gone
 from ...pipeline.scan import DocumentFile, scan_documents
 from ...project import Project
@@ -28,15 +31,22 @@ from ..names import (
     RAW_TEXT_KEY,
     asset_key_for_step,
     chunks_key,
+    owned_partitions,
     search_index_key,
     units_key,
 )
 from ..materializations import BACKFILL_TAG, confirmations, staged_materializations
+from ..owners import OwnedPartitions, stored_owners
 from ..resources import RightRagProject
 from .reports import audit_check_specs, audit_report_spec, materialize_audit_report
 from .search import materialize_search_indexes, search_index_specs
 
 STORE_POOL = "right_rag_store"
+FROM_OWNER = dg.SpecificPartitionsPartitionMapping([])
+"""How chunks and coverage depend on the units assets: a document's chunks come from its owner's units only, which no
+built-in mapping expresses (the identity mapping asks every parser's asset for the partition, and Dagster then
+refuses any backfill of chunks or coverage: "depends on non-existent partitions"). So the graph keeps the edges
+without a partition-level dependency; each materialization's tags and DuckDB's lineage name the owner's units."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +90,7 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
     """The factory: one asset spec per selected plugin, all computed by one multi-asset step."""
     parsers, chunkers, loader = plugin_specs(project)
     unit_keys = [units_key(p.name) for p in parsers]
+    unit_deps = [dg.AssetDep(key, partition_mapping=FROM_OWNER) for key in unit_keys]
     chunk_keys = [chunks_key(c.name) for c in chunkers]
     chunker_names = [c.name for c in chunkers]
     steps = {RAW_TEXT_KEY: ("raw_text", "raw_text", loader.version),  # asset key -> (step, step asset, code version)
@@ -93,16 +104,18 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
                                  + plugin_errors_note(project),
                      metadata={"loader": loader.name, "source_file": loader.source_file}),
         *[dg.AssetSpec(units_key(p.name), deps=[RAW_TEXT_KEY], group_name="units", kinds={"duckdb", "python"},
-                       code_version=p.version, partitions_def=DOCUMENTS_PARTITIONS, skippable=True,
+                       code_version=p.version, partitions_def=owned_partitions(p.name), skippable=True,
                        description=f"Unit tree from unit parser `{p.name}` for the documents it owns"
-                                   + (" (the fallback: documents no domain parser accepts)." if p.fallback else "."),
+                                   + (" (the fallback: documents no domain parser accepts)." if p.fallback else ".")
+                                   + " Its partitions are those documents, kept by the run that routes them; after "
+                                     "an edit of the parser, backfill all of them (its check says when).",
                        metadata={"parser": p.name, "source_file": p.source_file,
                                  "routed_as": "fallback" if p.fallback else "domain"}) for p in parsers],
-        *[dg.AssetSpec(chunks_key(c.name), deps=unit_keys, group_name="chunks", kinds={"duckdb", "python"},
+        *[dg.AssetSpec(chunks_key(c.name), deps=unit_deps, group_name="chunks", kinds={"duckdb", "python"},
                        code_version=c.version, partitions_def=DOCUMENTS_PARTITIONS, skippable=True,
                        description=f"Chunks cut inside units by chunk parser `{c.name}`, with spans and pages.",
                        metadata={"chunker": c.name, "source_file": c.source_file}) for c in chunkers],
-        dg.AssetSpec(COVERAGE_KEY, deps=unit_keys, group_name="units", kinds={"duckdb"},
+        dg.AssetSpec(COVERAGE_KEY, deps=unit_deps, group_name="units", kinds={"duckdb"},
                      code_version=COVERAGE_VERSION, partitions_def=DOCUMENTS_PARTITIONS, skippable=True,
                      description="Share of each document's text covered by its units' source spans."),
     ]
@@ -127,8 +140,10 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
         if removed:
             context.log.info(f"removed {len(removed)} documents whose files left the folder: "
                              f"{[e.document_id for e in removed][:10]}")
+        owned = OwnedPartitions(context.instance, [p.name for p in parsers])
+        owned.sync(stored_owners(store, files), complete=True)
         if selected & document_keys:
-            yield from run_document_pipeline(context, right_rag, steps, files)
+            yield from run_document_pipeline(context, right_rag, steps, files, owned)
         refresh_started = utcnow()
         yield from materialize_search_indexes(right_rag, chunker_names, selected)
         if AUDIT_REPORT_KEY in selected:
@@ -145,9 +160,11 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
 
 def run_document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRagProject,
                           steps: dict[dg.AssetKey, tuple[str, str, str | None]],
-                          scanned: list[DocumentFile]) -> Iterator[Any]:
-    """Process the run's partitions; yield materializations after each batch is committed."""
+                          scanned: list[DocumentFile], owned: OwnedPartitions) -> Iterator[Any]:
+    """Process the run's partitions; after each batch is committed, move its documents to their owners'
+    partitions, then yield their materializations (a parser's units only for a document it owns)."""
     unit_keys = [key for key, (step, _, _) in steps.items() if step == "units"]
+    project_root = right_rag.get_project().root
     store = right_rag.get_store()
     indexer = right_rag.get_indexer()
     for problem in record_plugin_errors(indexer, store):
@@ -168,12 +185,22 @@ def run_document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRag
             counts[event.status] = counts.get(event.status, 0) + 1
             if event.status in ("unsupported", "ambiguous", "failed", "rejected", "stale", "warning"):
                 context.log.warning(f"{event.document_id}: {event.status}: {event.metadata.get('reason')}")
-        materialized = [e for e in events if e.status in ("materialized", "rejected") and asset_key_for_step(e.asset)]
-        for materialization in staged_materializations(context.instance, materialized, unit_keys):
+        batch = [files[k] for k in {e.partition_key for e in events} if k in files]
+        owned.sync(stored_owners(store, batch))
+        materialized = [e for e in events if e.status in ("materialized", "rejected") and asset_key_for_step(e.asset)
+                        and owned_or_not_units(e, owned)]
+        for materialization in staged_materializations(context.instance, materialized, unit_keys, project_root):
             yielded.add((materialization.asset_key, materialization.partition))
             yield materialization
     counts["unchanged"] = len(todo) - len(changed_docs)
     context.log.info(f"documents: {len(todo)} in run, {counts['unchanged']} unchanged; events: {counts}")
     if context.run.tags.get(BACKFILL_TAG) and todo:
         confirmed = confirmations(store, todo, [k for k in context.selected_asset_keys if k in steps], steps, yielded)
-        yield from staged_materializations(context.instance, confirmed, unit_keys)
+        yield from staged_materializations(context.instance, confirmed, unit_keys, project_root)
+
+
+def owned_or_not_units(event: StepEvent, owned: OwnedPartitions) -> bool:
+    """Whether a step event may be reported: a parser's units only for a document that parser owns (one it
+    rejected is not its partition)."""
+    kind, _, parser = event.asset.partition("/")
+    return kind != "units" or owned.owns(parser, event.partition_key)

@@ -9,7 +9,10 @@ from ..names import DOCUMENT_JOB, REFRESH_JOB
 
 index_documents_job = dg.define_asset_job(
     DOCUMENT_JOB,
-    selection=dg.AssetSelection.groups("documents", "units", "chunks", "search", "reports"),
+    # The units assets are partitioned by the documents each parser owns, which a run only learns by routing:
+    # the run reports them as it goes (``documents.py``), so the job selects the ``documents``-partitioned rest.
+    selection=dg.AssetSelection.groups("documents", "units", "chunks", "search", "reports")
+    - dg.AssetSelection.key_prefixes("units"),
     description="Index the run's documents (text, units, chunks, coverage; one step, batched), then update the "
                 "search indexes, the audit report and its checks. The evaluation runs apart, after it.",
 )

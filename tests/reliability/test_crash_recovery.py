@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -20,9 +22,12 @@ import pytest
 
 from .harness import (
     FLAGS_VARIABLE,
+    REPO,
     SHARED_CORPUS,
     Running,
     children,
+    chunk_counts,
+    clone,
     consistency_problems,
     copy_documents,
     environment,
@@ -197,20 +202,8 @@ def test_kill_9_at_five_moments_then_the_next_index_completes_and_equals_a_clean
 def test_kill_9_while_a_worker_parses_keeps_every_indexed_document_and_the_next_index_recovers(
         tmp_path, indexed_licences):
     """The default suite's crash: a project indexed before, a new document, ``kill -9`` mid-parse."""
-    from .harness import chunk_counts, clone
-
-    project = clone(indexed_licences, tmp_path / "p")
-    before = chunk_counts(project)
-    write_spec(project, "unit_parsers", "stanzas.py", STANZAS.replace(
-        "return bool(document.text.strip())", 'return document.id.startswith("block")'))
-    toml = project / "right_rag.toml"
-    toml.write_text(toml.read_text().replace('"apache-licence"]', '"apache-licence", "stanzas"]'))
-    shutil.copy(SCALE / "bash.copyright", project / "data" / "documents" / "block.copyright")
-    flags = tmp_path / "flags"
-    flags.mkdir()
-    (flags / "BLOCK").touch()
-    kill_at(project, flags, "parsing", timeout=120)
-    (flags / "BLOCK").unlink()
+    before = chunk_counts(indexed_licences)
+    project = killed_mid_parse(indexed_licences, tmp_path)
     assert chunk_counts(project) == before  # nothing lost, nothing half-written
     assert consistency_problems(project) == []
     runs, slots = dagster_state(project)
@@ -224,3 +217,36 @@ def test_kill_9_while_a_worker_parses_keeps_every_indexed_document_and_the_next_
     runs, slots = dagster_state(project)
     assert slots == [] and "STARTED" not in [status for _, status in runs]
     assert rows(project, "SELECT count(*) FROM rejections") == [(0,)]
+
+
+def killed_mid_parse(indexed_licences: Path, root: Path) -> Path:
+    """A clone of the indexed licences with a new document, and a ``right-rag index`` of it killed mid-parse."""
+    project = clone(indexed_licences, root / "p")
+    write_spec(project, "unit_parsers", "stanzas.py", STANZAS.replace(
+        "return bool(document.text.strip())", 'return document.id.startswith("block")'))
+    toml = project / "right_rag.toml"
+    toml.write_text(toml.read_text().replace('"apache-licence"]', '"apache-licence", "stanzas"]'))
+    shutil.copy(SCALE / "bash.copyright", project / "data" / "documents" / "block.copyright")
+    flags = root / "flags"
+    flags.mkdir()
+    (flags / "BLOCK").touch()
+    kill_at(project, flags, "parsing", timeout=120)
+    (flags / "BLOCK").unlink()
+    return project
+
+
+@pytest.mark.slow
+def test_after_kill_9_of_index_the_next_sensor_run_completes(tmp_path, indexed_licences):
+    """`dagster dev`'s sensor, not only the CLI, must not wait forever for the slot of a killed index."""
+    project = killed_mid_parse(indexed_licences, tmp_path)
+    _, slots = dagster_state(project)
+    assert slots  # the dead run's slot
+    tick = subprocess.run([sys.executable, "-m", "tests.reliability.sensor_tick", str(project)], cwd=REPO,
+                          capture_output=True, text=True, timeout=240, env=environment())
+    lines = tick.stdout.splitlines()
+    assert tick.returncode == 0 and lines and lines[0].startswith("tick SUCCESS"), tick.stdout + tick.stderr[-3000:]
+    newest = lines[1].split()
+    assert newest[2] == "index_documents" and newest[3] == "SUCCESS", tick.stdout
+    assert chunk_counts(project)["block.copyright"] > 0
+    runs, slots = dagster_state(project)
+    assert slots == [] and "STARTED" not in [status for _, status in runs], runs

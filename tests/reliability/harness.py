@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -64,14 +65,20 @@ class Done:
 
 
 class Running:
-    """A ``right-rag`` command running in the background, in its own process group."""
+    """A ``right-rag`` command running in the background, in its own process group; its output is collected
+    as it comes (``err_so_far``), so a test can react to a line before the command ends."""
 
-    def __init__(self, project: Path, args: Iterable[str], env: dict[str, str] | None = None,
-                 stdout: int | None = subprocess.PIPE) -> None:
+    def __init__(self, project: Path, args: Iterable[str], env: dict[str, str] | None = None) -> None:
         self.args = ("--project", str(project), *args)
         self.started = time.monotonic()
-        self.process = subprocess.Popen([*COMMAND, *self.args], stdout=stdout, stderr=subprocess.PIPE,
+        self.process = subprocess.Popen([*COMMAND, *self.args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                         stdin=subprocess.DEVNULL, env=env or environment(), start_new_session=True)
+        self._out: list[bytes] = []
+        self._err: list[bytes] = []
+        self._readers = [threading.Thread(target=_drain, args=(stream, into), daemon=True)
+                         for stream, into in ((self.process.stdout, self._out), (self.process.stderr, self._err))]
+        for reader in self._readers:
+            reader.start()
 
     @property
     def pid(self) -> int:
@@ -79,6 +86,9 @@ class Running:
 
     def alive(self) -> bool:
         return self.process.poll() is None
+
+    def err_so_far(self) -> str:
+        return _text(b"".join(self._err))
 
     def kill9(self) -> None:
         """``kill -9`` of the right-rag process itself (its workers die with it, as after an OOM kill)."""
@@ -88,25 +98,36 @@ class Running:
     def finish(self, timeout: float = INDEX_TIMEOUT) -> Done:
         """Wait for the end; a command still running after ``timeout`` is a hang: killed, and the test fails."""
         try:
-            out, err = self.process.communicate(timeout=timeout)
+            self.process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             self._kill_group()
-            out, err = self.process.communicate()
-            done = Done(self.args, -9, _text(out), _text(err), time.monotonic() - self.started)
-            pytest.fail(f"HANG: still running after {timeout:.0f}s\n{done}")
-        return Done(self.args, self.process.returncode, _text(out), _text(err), time.monotonic() - self.started)
+            self.process.wait()
+            pytest.fail(f"HANG: still running after {timeout:.0f}s\n{self._done()}")
+        return self._done()
+
+    def _done(self) -> Done:
+        for reader in self._readers:
+            reader.join(timeout=10)
+        return Done(self.args, self.process.returncode, _text(b"".join(self._out)), _text(b"".join(self._err)),
+                    time.monotonic() - self.started)
 
     def stop(self) -> None:
         """Kill what is left of this command (cleanup after a failed test)."""
         if self.alive():
             self._kill_group()
-            self.process.communicate()
+            self.process.wait()
 
     def _kill_group(self) -> None:
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+def _drain(stream, into: list[bytes]) -> None:  # noqa: ANN001 (a binary pipe)
+    for line in iter(stream.readline, b""):
+        into.append(line)
+    stream.close()
 
 
 def _text(data: bytes | None) -> str:

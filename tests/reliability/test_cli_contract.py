@@ -45,8 +45,8 @@ def test_a_reader_that_goes_away_ends_it_quietly(project, command, entry, read):
         if read:
             assert len(process.stdout.read(read)) == read
         process.stdout.close()
-        err = process.stderr.read().decode("utf-8", "replace")
-        code = process.wait(timeout=60)
+        _, err_bytes = process.communicate(timeout=60)  # a hang fails the test (TimeoutExpired)
+        err, code = err_bytes.decode("utf-8", "replace"), process.returncode
     finally:
         process.kill()
         process.wait()

@@ -11,7 +11,7 @@ from ..errors import RightRagError
 from ..project import Project
 from ..store import Store
 from ..store.lineage import walk
-from .terminal import safe_text
+from .terminal import safe
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
         raise RightRagError(f"nothing with id {args.id!r} in {project.store_path}; use a chunk id (see "
                             "`right-rag query --json`), a unit id or a document path")
     with_project_paths(project, result)
-    print(json.dumps(result, indent=2, ensure_ascii=False, default=str) if args.json else safe_text(format_lineage(result)))
+    print(json.dumps(result, indent=2, ensure_ascii=False, default=str) if args.json else format_lineage(result))
     return 0
 
 
@@ -48,6 +48,7 @@ def with_project_paths(project: Project, result: dict) -> dict:
 
 
 def format_lineage(result: dict) -> str:
+    """One line per record; a newline or escape sequence in a file name or topic is shown escaped."""
     lines = []
     if "chunk" in result:
         c = result["chunk"]
@@ -72,4 +73,4 @@ def format_lineage(result: dict) -> str:
     for run in result.get("runs", [])[:10]:
         lines.append(f"run       {run['run_id']}  {run['asset']} {run['status']} code {run['code_version']} "
                      f"data {run['data_version']} at {run['ended_at']}")
-    return "\n".join(lines)
+    return "\n".join(safe(line) for line in lines)

@@ -106,7 +106,9 @@ def format_answer(answer, show_trace: bool = False) -> str:  # noqa: ANN001 (rag
 
 
 def _hit_line(hit) -> str:  # noqa: ANN001
+    """One line: a newline or escape sequence in a file name or section title is shown escaped."""
     from ..rag.prompts import source_line
+    from .terminal import safe
 
     span = f"chars {hit.source_start}-{hit.source_end}" if hit.source_start is not None else "no span"
-    return f"{source_line(hit)}, {span}, score {hit.score:.3f}"
+    return safe(f"{source_line(hit)}, {span}, score {hit.score:.3f}")

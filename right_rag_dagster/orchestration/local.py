@@ -85,6 +85,8 @@ def run_local(project: Project, plan: IndexPlan, all_keys: Sequence[str], refres
             return _run(project, plan, all_keys, refresh, instance, debug)
         except dg.DagsterExecutionStepExecutionError as exc:
             raise _cause(exc) from exc
+        except dg.DagsterExecutionInterruptedError as exc:  # Ctrl-C: Dagster failed the run and freed its slot
+            raise KeyboardInterrupt from exc
         finally:
             preload(None)
 

@@ -48,6 +48,7 @@ class AuditReport:
         }
 
     def to_text(self) -> str:
+        """The report for a terminal: one line per record (control characters in names shown escaped)."""
         lines = ["Parser coverage report", ""]
         if self.plugin_errors:
             lines += ["spec files that failed to import (their documents keep their last good version):"]
@@ -80,7 +81,7 @@ class AuditReport:
         if not self.coverage:
             lines.append("  (none)")
         lines += ["", f"fallback parser used: {'yes' if self.fallback_parser_used else 'no'}"]
-        return "\n".join(lines)
+        return _lines(lines)
 
     def _fallback_note(self, parser: str) -> str:
         return " (fallback)" if parser == self.fallback_unit_parser else ""
@@ -103,7 +104,14 @@ class AuditReport:
         out += [f"| {r['document_id']} | {r['parser']}{self._fallback_note(r['parser'])} | "
                 f"{r['coverage_percent']:.2f} | {r['units_total']} | "
                 f"{r['furniture_chars']} | {r['navigation_chars']} |" for r in self.coverage]
-        return "\n".join(out)
+        return _lines(out)
+
+
+def _lines(lines: list[str]) -> str:
+    """Join ``lines``, each kept on one line: a newline or escape sequence in a file name is shown escaped."""
+    from ..cli.terminal import safe
+
+    return "\n".join(safe(line) for line in lines)
 
 
 def _excluded_chars(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[int, int]]:

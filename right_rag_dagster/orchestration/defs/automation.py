@@ -4,6 +4,9 @@ They only look and ask: the sensor compares the folder with the store's ``files`
 partitions, and requests runs; every write to the store (removing a deleted file's rows included) happens in
 the run, in ``document_pipeline``. A request whose run failed is asked for again on a later tick (at most
 ``RETRIES`` times for the same contents), so a crash never leaves a file unindexed until it changes again.
+Before asking, they recover the runs of ``right-rag index`` processes that died (``kill -9``, out of memory):
+Dagster's run monitoring cannot tell that such a run's process is gone, and its slot in the store's pool would
+block every run they request.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from ...pipeline.watch import FolderChanges, folder_changes
 from ...project import Project
 from ...store import Store
 from ..names import AUDIT_REPORT_KEY, DOCUMENT_JOB, DOCUMENTS_PARTITIONS, REFRESH_JOB, search_index_key
+from ..recovery import recover_dead_runs
 from ..resources import RightRagProject
 from .jobs import index_documents_job, refresh_indexes_job
 
@@ -51,6 +55,14 @@ def detect_changes(instance: dg.DagsterInstance, right_rag: RightRagProject) -> 
 def refresh_selection(project: Project) -> list[dg.AssetKey]:
     """The unpartitioned assets a run refreshes after removals: each chunker's search index and the report."""
     return [*(search_index_key(c) for c in project.selected("chunk_parsers")), AUDIT_REPORT_KEY]
+
+
+def recover(instance: dg.DagsterInstance, log) -> None:  # noqa: ANN001 (Dagster's log manager)
+    """Mark runs of dead ``right-rag index`` processes failed and free their pool slots (see ``recovery``)."""
+    recovered = recover_dead_runs(instance)
+    if recovered.failed_runs:
+        log.warning(f"marked {len(recovered.failed_runs)} run(s) of dead right-rag index processes failed and "
+                    f"freed their slots: {', '.join(recovered.failed_runs)}")
 
 
 def run_requests(instance: dg.DagsterInstance, changes: FolderChanges,
@@ -102,6 +114,7 @@ def partition_requests(changes: FolderChanges) -> list[dg.AddDynamicPartitionsRe
                 "and refreshes the search indexes). A run that failed is requested again, up to 3 times.",
 )
 def documents_folder_sensor(context: dg.SensorEvaluationContext, right_rag: RightRagProject):
+    recover(context.instance, context.log)
     scan, changes = detect_changes(context.instance, right_rag)
     digest = stable_hash([(f.document_id, f.content_hash) for f in scan.files])[:16]
     requests = run_requests(context.instance, changes)
@@ -146,6 +159,7 @@ def refresh_indexes_after_documents(context: dg.RunStatusSensorContext, right_ra
 )
 def rescan_documents_schedule(context: dg.ScheduleEvaluationContext, right_rag: RightRagProject):
     instance = context.instance
+    recover(instance, context.log)
     _, changes = detect_changes(instance, right_rag)
     if changes.add_keys:  # a schedule cannot return partition requests: it adds them itself
         instance.add_dynamic_partitions(DOCUMENTS_PARTITIONS.name, list(changes.add_keys))

@@ -1,0 +1,147 @@
+"""The sample project's own plugins (spec/ and right_rag.toml of this repository) with default settings on the
+inputs that used to run DuckDB out of its memory budget: the 710-file scale corpus, a changed debian-policy.pdf,
+and a folder holding one 100 MB text file; and a 100 MB document that a simple parser splits into 90,000 units,
+written to the store whole. Each run completes; nothing indexed is lost. Slow: they guard the real path, and CI
+runs them (only the check that a flat document's units are built in linear time is fast)."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from right_rag_dagster.core.model import Document, ParsedUnit
+from right_rag_dagster.core.units import build_units
+
+from .harness import (
+    CORPUS,
+    REPO,
+    SHARED_CORPUS,
+    chunk_counts,
+    consistency_problems,
+    copy_documents,
+    rejections,
+    right_rag,
+    rows,
+    write_spec,
+    write_toml,
+)
+from .plugins import STANZAS
+
+
+def sample_project(root: Path) -> Path:
+    """This repository's spec/ and right_rag.toml, with an empty documents folder."""
+    shutil.copytree(REPO / "spec", root / "spec", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "right_rag.toml", root / "right_rag.toml")
+    (root / "data" / "documents").mkdir(parents=True)
+    return root
+
+
+@pytest.mark.slow
+def test_the_scale_corpus_with_the_sample_plugins_and_defaults(tmp_path):
+    project = sample_project(tmp_path / "scale")
+    scale = SHARED_CORPUS / "scale"
+    shutil.copytree(scale, project / "data" / "documents", dirs_exist_ok=True)
+    done = right_rag(project, "index", timeout=900)
+    assert done.code == 0, done
+    assert "Traceback" not in done.text and "out of" not in done.err
+    documents = len(list(scale.iterdir()))
+    assert len(chunk_counts(project)) == documents
+    assert consistency_problems(project) == []
+    again = right_rag(project, "index", "--quiet", timeout=120)
+    assert again.code == 0 and f"indexed 0, unchanged {documents}" in again.out, again
+
+
+@pytest.mark.slow
+def test_a_changed_debian_policy_pdf_is_indexed_again(tmp_path):
+    import pypdfium2
+
+    project = sample_project(tmp_path / "policy")
+    policy = project / "data" / "documents" / "debian-policy.pdf"
+    shutil.copy(CORPUS / "debian-policy.pdf", policy)
+    first = right_rag(project, "index", timeout=900)
+    assert first.code == 0, first
+    before = chunk_counts(project)["debian-policy.pdf"]
+    pdf = pypdfium2.PdfDocument(str(policy))  # a new edition: its last pages dropped
+    for index in range(len(pdf) - 1, len(pdf) - 21, -1):
+        pdf.del_page(index)
+    changed = tmp_path / "changed.pdf"
+    pdf.save(str(changed))
+    pdf.close()
+    shutil.move(changed, policy)
+    second = right_rag(project, "index", timeout=900)
+    assert second.code == 0, second
+    assert "indexed 1," in second.out and rejections(project) == {}
+    assert 0 < chunk_counts(project)["debian-policy.pdf"] < before
+    assert rows(project, "SELECT page_count FROM documents") == [(173,)]
+    assert consistency_problems(project) == []
+
+
+def hundred_mb_text(path: Path) -> Path:
+    """About 100 MB of numbered sections with paragraphs (a log or an export someone dropped in the folder)."""
+    paragraph = ("The quick brown fox jumps over the lazy dog while the committee reviews the annual report "
+                 "and records every decision in the minutes. ") * 8 + "\n\n"
+    with open(path, "w", encoding="utf-8") as handle:
+        section = 0
+        while handle.tell() < 100 * 2**20:
+            section += 1
+            handle.write(f"{section}. Section number {section}\n\n" + paragraph * 4)
+    return path
+
+
+@pytest.mark.slow
+def test_a_100_mb_text_file_completes_and_never_blocks_the_other_files(tmp_path):
+    project = sample_project(tmp_path / "big")
+    docs = project / "data" / "documents"
+    copy_documents(["GPL-3.0.txt"], docs)
+    hundred_mb_text(docs / "export.txt")
+    first = right_rag(project, "index", timeout=1200)
+    assert first.code in (0, 3), first
+    assert "Traceback" not in first.text
+    counts = chunk_counts(project)
+    assert counts["GPL-3.0.txt"] > 0
+    if first.code == 3:  # stopped by a limit: recorded, with the limit named
+        stage, _, reason, _ = rejections(project)["export.txt"]
+        assert stage in ("limit", "size", "store") and "[right-rag.limits]" in reason or "memory" in reason, reason
+    else:
+        assert counts["export.txt"] > 0
+    copy_documents(["LGPL-3.0.txt"], docs)  # a file added later is indexed, whatever became of the big one
+    second = right_rag(project, "index", timeout=600)
+    assert second.code == first.code, second
+    assert "indexed 1, unchanged 2" in second.out and chunk_counts(project)["LGPL-3.0.txt"] > 0
+    assert consistency_problems(project) == []
+
+
+@pytest.mark.slow
+def test_a_100_mb_document_of_90_000_units_is_indexed_whole(tmp_path):
+    """The write path at its largest: one document's text, units and chunks (~300 MB) in the store."""
+    project = tmp_path / "flat"
+    docs = project / "data" / "documents"
+    copy_documents(["GPL-3.0.txt"], docs)
+    hundred_mb_text(docs / "export.txt")
+    write_spec(project, "unit_parsers", "stanzas.py", STANZAS)
+    write_toml(project, '[right-rag]\n\n[right-rag.pipeline]\nunit_parsers = ["stanzas"]\nchunk_parsers = ["default"]'
+                        '\n\n[right-rag.checks]\nsmoke_test = true\n')
+    done = right_rag(project, "index", timeout=1200)
+    assert done.code == 0, done
+    assert chunk_counts(project)["export.txt"] > 100_000
+    assert rows(project, "SELECT length(text) > 100 * 1024 * 1024 FROM documents WHERE document_id = 'export.txt'"
+                ) == [(True,)]
+    assert consistency_problems(project) == []
+
+
+def test_units_of_a_flat_document_are_built_in_linear_time():
+    """Sibling keys were checked for duplicates in O(n^2): a 100 MB document of 90,000 paragraphs spent its
+    whole document_seconds there and was rejected. 100,000 siblings take seconds (a quadratic check: minutes)."""
+    text = "".join(f"Paragraph {n}.\n\n" for n in range(100_000))
+    parsed, position = [], 0
+    for n in range(100_000):
+        line = f"Paragraph {n}."
+        parsed.append(ParsedUnit(topic=line, fulltext=line, source_start=position, source_end=position + len(line)))
+        position += len(line) + 2
+    started = time.perf_counter()
+    units = build_units(Document(id="flat.txt", text=text), parsed, "paragraphs")
+    assert len(units) == 100_000
+    assert time.perf_counter() - started < 30  # quadratic: ~3 minutes here

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from datetime import datetime
+from typing import Any
 
 import duckdb
 
+from ..core.steps import StepEvent
 from .batch import insert_rows
 from .db import utcnow
 from .sql import execute
-
-if TYPE_CHECKING:
-    from ..pipeline.indexer import StepEvent
 
 
 def event_rows(events: Sequence[StepEvent], run_id: str, started_at: datetime | None = None) -> list[list[Any]]:

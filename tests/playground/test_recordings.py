@@ -11,7 +11,12 @@ import pytest
 
 from right_rag_dagster.playground import fingerprint as fp
 from right_rag_dagster.playground.record import record
-from right_rag_dagster.playground.recordings import PACKAGED, Recording, metrics_key, recording_path
+from right_rag_dagster.playground.recordings import (
+    PACKAGED,
+    Recording,
+    metrics_key,
+    recording_path,
+)
 from right_rag_dagster.project import Project
 from right_rag_dagster.rag.flows import FLOWS, AdaptiveFlow
 from tests.playground.conftest import QUESTIONS, make_project

@@ -15,7 +15,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -189,6 +190,26 @@ def clone(template: Path, destination: Path) -> Path:
 
 
 # -- the store, read-only -----------------------------------------------------------------------------------------
+
+@contextmanager
+def dagster_instance(project: Path, overrides: dict | None = None) -> Iterator:
+    """The project's Dagster instance, read as Dagster's own tools do: with ``DAGSTER_HOME`` set to its folder
+    (the project's dagster.yaml names its storage folder by that variable)."""
+    import dagster as dg
+    from dagster._core.instance.ref import InstanceRef
+
+    home = str(project / ".dagster")
+    before = os.environ.get("DAGSTER_HOME")
+    os.environ["DAGSTER_HOME"] = home
+    try:
+        with dg.DagsterInstance.from_ref(InstanceRef.from_dir(home, overrides=overrides)) as instance:
+            yield instance
+    finally:
+        if before is None:
+            os.environ.pop("DAGSTER_HOME", None)
+        else:
+            os.environ["DAGSTER_HOME"] = before
+
 
 def store_of(project: Path) -> Store:
     return Store(project / ".right-rag" / "right_rag.duckdb")

@@ -11,6 +11,7 @@ coordinator and launcher, so a run the sensor requests executes before the tick 
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import time
 from pathlib import Path
@@ -32,6 +33,7 @@ SYNCHRONOUS = {
 
 def main(project: Path) -> None:
     home = project / ".dagster"
+    os.environ["DAGSTER_HOME"] = str(home)  # the project's dagster.yaml names its storage folder by it
     with dg.DagsterInstance.from_ref(InstanceRef.from_dir(str(home), overrides=SYNCHRONOUS)) as instance:
         with workspace(project, instance) as context:
             location = context.create_request_context().get_code_location("right_rag")

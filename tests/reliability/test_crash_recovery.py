@@ -31,6 +31,7 @@ from .harness import (
     clone,
     consistency_problems,
     copy_documents,
+    dagster_instance,
     environment,
     right_rag,
     rows,
@@ -150,10 +151,7 @@ def kill_at(project: Path, flags: Path, moment: str, timeout: float = 180.0) -> 
 
 def dagster_state(project: Path) -> tuple[list[tuple[str, str]], list]:
     """(run id, status) of every run, and the claimed slots of the store's pool, read from the Dagster home."""
-    import dagster as dg
-    from dagster._core.instance.ref import InstanceRef
-
-    with dg.DagsterInstance.from_ref(InstanceRef.from_dir(str(project / ".dagster"))) as instance:
+    with dagster_instance(project) as instance:
         runs = [(run.run_id, run.status.value) for run in instance.get_runs()]
         slots = list(instance.event_log_storage.get_concurrency_info("right_rag_store").claimed_slots)
     return runs, slots

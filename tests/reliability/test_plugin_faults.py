@@ -29,6 +29,7 @@ from .harness import (
     clone,
     consistency_problems,
     copy_documents,
+    dagster_instance,
     rejections,
     right_rag,
     rows,
@@ -128,10 +129,9 @@ def test_report_and_query_name_the_broken_file(broken_licence_parser):
 
 def test_the_audit_report_asset_check_fails_naming_the_file(broken_licence_parser):
     import dagster as dg
-    from dagster._core.instance.ref import InstanceRef
 
     project, _, _, _ = broken_licence_parser
-    with dg.DagsterInstance.from_ref(InstanceRef.from_dir(str(project / ".dagster"))) as instance:
+    with dagster_instance(project) as instance:
         key = dg.AssetCheckKey(dg.AssetKey("audit_report"), "spec_plugins_import")
         (latest,) = instance.event_log_storage.get_asset_check_execution_history(key, limit=1)
         evaluation = latest.event.dagster_event.event_specific_data

@@ -24,6 +24,7 @@ from ..retrieval.formats import outdated_indexes
 from ..retrieval.lifecycle import sync_dense_indexes
 from ..retrieval.settings import RetrievalSettings, embedder_for_project
 from ..store import Store
+from ..store.catalog import index_totals
 from ..store.lock import IndexLock
 from ..terminal import safe
 from .progress import ProgressBar, format_table
@@ -113,12 +114,9 @@ def _summary(store: Store, plan: IndexPlan, processed: int, seconds: float, remo
         return "\n".join([*(["skipped:", *skipped, ""] if skipped else []), *lines]), 0
     todo = {f.document_id for f in plan.todo}
     with store.read() as con:
-        rows = con.execute("SELECT document_id, status, reason, coalesce(stale, false) FROM rejections").fetchall()
-        units = con.execute("SELECT count(*) FROM units WHERE active").fetchone()[0]
-        chunk_rows = con.execute("SELECT chunker, count(*) FROM chunks GROUP BY chunker ORDER BY chunker").fetchall()
-        coverage = con.execute("SELECT avg(coverage_percent), min(coverage_percent) FROM coverage").fetchone()
-    rejected = {doc: f"{status}: {reason}" for doc, status, reason, stale in rows if not stale}
-    stale = {doc: f"{status}: {reason}" for doc, status, reason, stale in rows if stale}
+        totals = index_totals(con)
+    rejected = {r.document_id: f"{r.status}: {r.reason}" for r in totals.rejections if not r.stale}
+    stale = {r.document_id: f"{r.status}: {r.reason}" for r in totals.rejections if r.stale}
     indexed = len(todo - set(rejected) - set(stale))
     table = [
         ["documents indexed", indexed],
@@ -126,10 +124,10 @@ def _summary(store: Store, plan: IndexPlan, processed: int, seconds: float, remo
         ["documents rejected", len(rejected)],
         ["documents stale (last good version serves)", len(stale)],
         ["documents removed", removed],
-        ["units", units],
-        *[[f"chunks ({name})", count] for name, count in chunk_rows],
-        ["coverage mean %", round(coverage[0] or 0.0, 2)],
-        ["coverage min %", round(coverage[1] or 0.0, 2)],
+        ["units", totals.active_units],
+        *[[f"chunks ({name})", count] for name, count in totals.chunks_per_chunker],
+        ["coverage mean %", round(totals.coverage_mean or 0.0, 2)],
+        ["coverage min %", round(totals.coverage_min or 0.0, 2)],
         ["seconds", round(seconds, 2)],
     ]
     lines = [format_table(["", "value"], table)]

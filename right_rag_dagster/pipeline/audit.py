@@ -8,7 +8,7 @@ from typing import Any
 
 import duckdb
 
-from ..core.coverage import merge_ranges
+from ..store.audit import read_audit_rows
 
 
 @dataclass(frozen=True)
@@ -114,59 +114,20 @@ def _lines(lines: list[str]) -> str:
     return "\n".join(safe(line) for line in lines)
 
 
-def _excluded_chars(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[int, int]]:
-    """Per document: page furniture inside unit spans (parsers report it as the ``furniture_chars`` attribute)
-    and characters of navigation units (table of contents, index), which count as covered but are not content."""
-    out: dict[str, tuple[int, int]] = {}
-    furniture = dict(con.execute(
-        "SELECT document_id, sum(coalesce(TRY_CAST(json_extract(attributes, '$.furniture_chars') AS BIGINT), 0)) "
-        "FROM units WHERE active GROUP BY document_id").fetchall())
-    spans: dict[str, list[tuple[int, int]]] = {}
-    for document_id, start, end in con.execute(
-            "SELECT document_id, source_start, source_end FROM units WHERE active AND role = 'navigation' "
-            "AND source_start IS NOT NULL").fetchall():
-        spans.setdefault(document_id, []).append((start, end))
-    for document_id in set(furniture) | set(spans):
-        navigation = sum(end - start for start, end in merge_ranges(spans.get(document_id, [])))
-        out[document_id] = (int(furniture.get(document_id) or 0), navigation)
-    return out
-
-
 def build_audit_report(con: duckdb.DuckDBPyConnection, fallback_unit_parser: str | None = None) -> AuditReport:
     """Read the audit figures from the store; documents of ``fallback_unit_parser`` are labelled as fallbacks."""
-    total = con.execute("SELECT count(*) FROM documents").fetchone()[0]
-    by_parser = dict(con.execute(
-        "SELECT parser, count(DISTINCT document_id) FROM units WHERE active GROUP BY parser ORDER BY parser").fetchall())
-    rejections = [dict(zip(("document_id", "stage", "status", "reason", "stale"), r)) for r in con.execute(
-        "SELECT document_id, stage, status, reason, coalesce(stale, false) FROM rejections ORDER BY document_id"
-    ).fetchall()]
-    rejected = [{k: v for k, v in r.items() if k != "stale"} for r in rejections if not r["stale"]]
-    stale = [{k: v for k, v in r.items() if k != "stale"} for r in rejections if r["stale"]]
-    plugin_errors = [dict(zip(("kind", "file", "message"), r)) for r in con.execute(
-        "SELECT kind, file, message FROM plugin_errors ORDER BY file").fetchall()]
-    units_by_type = dict(con.execute(
-        "SELECT coalesce(unit_type, 'untyped') t, count(*) FROM units WHERE active GROUP BY t ORDER BY t").fetchall())
-    chunks: dict[str, dict[str, int]] = {}
-    for chunker, unit_type, count in con.execute(
-            "SELECT chunker, coalesce(unit_type, 'untyped') t, count(*) FROM chunks GROUP BY chunker, t "
-            "ORDER BY chunker, t").fetchall():
-        chunks.setdefault(chunker, {})[unit_type] = count
-    coverage = [dict(zip(("document_id", "parser", "coverage_percent", "covered_chars", "uncovered_chars",
-                          "document_chars", "units_total", "units_with_source_span", "units_by_type"), r))
-                for r in con.execute(
-                    "SELECT document_id, parser, coverage_percent, covered_chars, uncovered_chars, document_chars, "
-                    "units_total, units_with_source_span, units_by_type FROM coverage ORDER BY document_id").fetchall()]
-    excluded = _excluded_chars(con)
+    rows = read_audit_rows(con)
+    rejected = [{k: v for k, v in r.items() if k != "stale"} for r in rows.rejections if not r["stale"]]
+    stale = [{k: v for k, v in r.items() if k != "stale"} for r in rows.rejections if r["stale"]]
+    coverage = [dict(row) for row in rows.coverage]
+    excluded = rows.excluded_chars
     for row in coverage:
         row["units_by_type"] = json.loads(row["units_by_type"] or "{}")
         row["furniture_chars"], row["navigation_chars"] = excluded.get(row["document_id"], (0, 0))
         row["routed_as"] = "fallback" if row["parser"] == fallback_unit_parser else "domain"
     fallback_documents = [{key: row[key] for key in ("document_id", "coverage_percent", "units_total")}
                           for row in coverage if row["routed_as"] == "fallback"]
-    default_docs = [r[0] for r in con.execute(
-        "SELECT DISTINCT document_id FROM units WHERE parser = 'default' ORDER BY 1").fetchall()]
-    default_chunks = con.execute("SELECT count(*) FROM chunks WHERE chunker = 'default'").fetchone()[0]
-    no_span = con.execute("SELECT count(*) FROM units WHERE active AND source_start IS NULL").fetchone()[0]
-    return AuditReport(total, by_parser, rejected, units_by_type, chunks, coverage,
-                       bool(default_docs or default_chunks), no_span, default_docs, stale, plugin_errors,
+    return AuditReport(rows.documents_total, rows.documents_by_parser, rejected, rows.units_by_type,
+                       rows.chunks_by_type, coverage, bool(rows.default_parser_documents or rows.default_chunks),
+                       rows.units_without_span, rows.default_parser_documents, stale, rows.plugin_errors,
                        fallback_unit_parser, fallback_documents)

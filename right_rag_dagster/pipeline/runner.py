@@ -13,11 +13,13 @@ from pathlib import Path
 
 import duckdb
 
+from ..core.steps import DOCUMENT, STALE, WARNING, StepEvent
 from ..errors import StoreMemoryError
 from ..store import Store, content
 from ..store.batch import WriteBatch, run_deferred
+from ..store.catalog import done_marks, scanned_files, step_updated_at, stored_documents
 from .faults import FaultCounter
-from .indexer import DOCUMENT, STALE, WARNING, Indexer, StepEvent
+from .indexer import Indexer
 from .scan import DocumentFile, Skipped, scan_folder
 from .work import DocumentJob, DocumentOutcome, failed
 from .workers import open_workers
@@ -90,12 +92,7 @@ def known_files(store: Store) -> dict[str, tuple[float, int, str]]:
     if not store.exists():
         return {}
     with store.read() as con:
-        return _known_files(con)
-
-
-def _known_files(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[float, int, str]]:
-    rows = con.execute("SELECT document_id, mtime, size_bytes, content_hash FROM files").fetchall()
-    return {r[0]: (r[1], r[2], r[3]) for r in rows}
+        return scanned_files(con)
 
 
 def plan_index(indexer: Indexer, store: Store, files: Sequence[DocumentFile]) -> IndexPlan:
@@ -117,15 +114,14 @@ def scan_and_plan(indexer: Indexer, store: Store, documents_dir: Path | None = N
         return scan.files, IndexPlan(tuple(scan.files), (), (), (), skipped=tuple(scan.skipped),
                                      outside=tuple(scan.outside))
     with store.read() as con:
-        scan = scan_folder(folder, _known_files(con), project.allow_outside_links)
+        scan = scan_folder(folder, scanned_files(con), project.allow_outside_links)
         plan = _plan(indexer, con, scan.files)
     return scan.files, replace(plan, skipped=tuple(scan.skipped), outside=tuple(scan.outside))
 
 
 def _plan(indexer: Indexer, con: duckdb.DuckDBPyConnection, files: Sequence[DocumentFile]) -> IndexPlan:
-    done = {row[0]: (row[1], row[2], None) for row in con.execute(
-        f"SELECT document_id, cache_key, data_version FROM step_state WHERE step = '{DOCUMENT}'").fetchall()}
-    stored = _stored_documents(con)
+    done = {doc: (key, version, None) for doc, (key, version) in done_marks(con).items()}
+    stored = stored_documents(con)
     present = {f.document_id for f in files}
     new, changed, unchanged = [], [], []
     for file in files:
@@ -307,14 +303,8 @@ def remove_gone(indexer: Indexer, store: Store, files: Sequence[DocumentFile], r
         return []
     present = {f.document_id for f in files}
     with store.read() as con:
-        gone = [(doc, key) for doc, key in _stored_documents(con).items() if doc not in present]
+        gone = [(doc, key) for doc, key in stored_documents(con).items() if doc not in present]
     return remove_documents(indexer, store, sorted(gone), run_id)
-
-
-def _stored_documents(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    """document id -> partition key of every document the store knows (indexed, rejected or only seen)."""
-    return dict(con.execute("SELECT document_id, partition_key FROM documents UNION "
-                            "SELECT document_id, partition_key FROM files").fetchall())
 
 
 def remove_documents(indexer: Indexer, store: Store, removed: Sequence[tuple[str, str]], run_id: str) -> list[StepEvent]:
@@ -333,9 +323,8 @@ def mark_refresh(store: Store, pending: bool, unless_marked_since: datetime | No
     sensor removing a document meanwhile, is kept."""
     with store.write() as con:
         if unless_marked_since is not None:
-            row = con.execute(f"SELECT updated_at FROM step_state WHERE step = '{REFRESH}' AND document_id = '*'"
-                              ).fetchone()
-            if row is not None and row[0] > unless_marked_since:
+            marked = step_updated_at(con, REFRESH, "*")
+            if marked is not None and marked > unless_marked_since:
                 return
         content.set_step_state(con, REFRESH, "*", "pending" if pending else "done", None)
 

@@ -18,6 +18,7 @@ from ...pipeline.scan import Scan, scan_folder
 from ...pipeline.watch import FolderChanges, folder_changes
 from ...project import Project
 from ...store import Store
+from ...store.catalog import SeenFile, seen_files
 from ..names import (
     AUDIT_REPORT_KEY,
     DOCUMENT_JOB,
@@ -36,25 +37,22 @@ CHANGES_TAG = "right_rag/changes"
 DOCUMENT_ASSET_PREFIXES = ("raw_text", "units", "chunks", "coverage")
 
 
-def indexed_files(store: Store) -> dict[str, tuple[str, str, float, int]]:
-    """document id -> (partition key, content hash, mtime, size) as the last run saw the file."""
+def indexed_files(store: Store) -> dict[str, SeenFile]:
+    """Every file as the last run saw it (read only: the sensor never writes the store)."""
     if not store.exists():
         return {}
     with store.read() as con:
-        return {r[0]: (r[1], r[2], r[3], r[4]) for r in con.execute(
-            "SELECT document_id, partition_key, content_hash, mtime, size_bytes FROM files UNION ALL "
-            "SELECT document_id, partition_key, content_hash, mtime, size_bytes FROM documents "
-            "WHERE document_id NOT IN (SELECT document_id FROM files)").fetchall()}
+        return seen_files(con)
 
 
 def detect_changes(instance: dg.DagsterInstance, right_rag: RightRagProject) -> tuple[Scan, FolderChanges]:
     """Scan the folder and compare it with the partitions and the store (read only)."""
     project = right_rag.get_project()
     indexed = indexed_files(right_rag.get_store())
-    known = {doc: (mtime, size, digest) for doc, (_, digest, mtime, size) in indexed.items()}
+    known = {doc: (f.mtime, f.size_bytes, f.content_hash) for doc, f in indexed.items()}
     scan = scan_folder(project.documents_dir, known, project.allow_outside_links)
     existing = instance.get_dynamic_partitions(DOCUMENTS_PARTITIONS.name)
-    indexed_keys = {doc: (key, digest) for doc, (key, digest, _, _) in indexed.items()}
+    indexed_keys = {doc: (f.partition_key, f.content_hash) for doc, f in indexed.items()}
     return scan, folder_changes(scan.files, existing, indexed_keys)
 
 

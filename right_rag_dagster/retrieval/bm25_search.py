@@ -106,9 +106,14 @@ class Bm25Postings:
             scores[self.rows[start:end]] += self.weights[start:end]
         return scores, matched
 
-    def search(self, query: str, depth: int, allowed: np.ndarray | None, chunks: ChunkTable) -> list[Candidate]:
-        """The ``depth`` best rows among ``allowed`` (all when None), best first, ties in document order."""
+    def search(self, query: str, depth: int, allowed: np.ndarray | None, chunks: ChunkTable,
+               elsewhere: tuple[str, np.ndarray] | None = None) -> list[Candidate]:
+        """The ``depth`` best rows among ``allowed`` (all when None), best first, ties in document order.
+        ``elsewhere = (other_query, rows)``: only ``rows`` are scored by ``query``, all others by ``other_query``."""
         scores, _ = self.scores(query)
+        if elsewhere is not None:
+            other, rows = elsewhere
+            scores = np.where(rows, scores, self.scores(other)[0])
         if allowed is not None:
             scores = np.where(allowed, scores, 0.0)
         return top_candidates(scores, depth, chunks)

@@ -11,10 +11,11 @@ reorders the retriever's candidates:
 - ``first``: candidates of named documents come first, each group in the retriever's order;
 - ``filter``: only named documents are searched (a pre-filter; nothing else is returned).
 
-With every variant but ``none``, the one name a question says is also taken out of the words the passages are
-ranked by (``Identified.lexical``, the text BM25 gets): "GPL version 2" says which document, not what passage,
-and as BM25 terms its words favour whatever quotes the name most (a copyright stanza's ``License: GPL-2``, the copyright-format
-specification's list of short names, a licence's own "How to apply" appendix) over the passage asked about.
+With every variant but ``none``, the one name a question says counts as BM25 terms only in the documents it
+names: every other chunk is scored by the question without it (``Identified.lexical``). "GPL version 2" says which
+document, not what passage; as terms of other documents its words favour whatever quotes the name (a copyright
+stanza's ``License: GPL-2+``, the copyright-format specification's list of short names) over the passage asked
+about. Inside the named documents the name stays (taking it out there too lost a development question).
 
 Names are derived from the documents' text when needed and kept per store file while it is unchanged.
 """
@@ -85,7 +86,7 @@ _WORD = re.compile(r"[^\W_]+(?:\.\d+)*")
 @dataclass(frozen=True)
 class Identified:
     """What a question's names say: ``named`` (document id -> the name it is called by) and ``lexical``, the
-    question with its name blanked out (the text BM25 ranks passages by). ``lexical`` is the question itself
+    question with its name blanked out (what BM25 scores other documents' chunks by). ``lexical`` is the question itself
     when it names nothing, when nothing but the name would be left, or when it names two things ("the GPL"
     and "the MPL 2.0", "GPL-2+" in "the apt copyright"): then one name is what the question asks about in
     the other's text, and its words must still be found there."""

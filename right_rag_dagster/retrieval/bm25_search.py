@@ -18,6 +18,7 @@ from .bm25_index import K1, B
 from .chunk_table import Candidate, ChunkTable
 from .errors import IndexMissingError
 from .formats import BM25_FORMAT
+from .stopwords import ENGLISH_STOPWORDS
 from .tables import Connection, IndexTables, literal, read_state, table_exists
 from .tokenize import tokenize
 
@@ -42,6 +43,17 @@ def stem_tokens(tokens: list[str]) -> list[str]:
                 _stems.clear()
             _stems.update(zip(missing, stems))
         return list(dict.fromkeys(_stems[t] for t in tokens))
+
+
+def query_terms(query: str) -> list[str]:
+    """The distinct stems a question is scored by: its tokens without English stopwords, then stemmed.
+
+    The same rule as the index (``bm25_terms.text_terms``). fts's ``match_bm25`` stems the query without
+    dropping its stopwords, so a stopword can meet the stem of another word that the index kept: ``in`` is
+    the stem of ``ins`` (``plug-ins``), ``mean`` (a stopword) of ``means``, so every question with "in" or
+    "mean" scored the chunks holding those words. Here a question's stopwords count as little as a chunk's.
+    """
+    return stem_tokens([token for token in tokenize(query) if token not in ENGLISH_STOPWORDS])
 
 
 class Bm25Postings:
@@ -85,7 +97,7 @@ class Bm25Postings:
         """BM25 score of every row for ``query`` (0 where no term matches) and the matched term ids."""
         scores = np.zeros(self.size, dtype=np.float64)
         matched = {}
-        for stem in stem_tokens(tokenize(query)):
+        for stem in query_terms(query):
             termid = self.vocab.get(stem)
             if termid is None or termid + 1 >= len(self.indptr):
                 continue
@@ -94,9 +106,14 @@ class Bm25Postings:
             scores[self.rows[start:end]] += self.weights[start:end]
         return scores, matched
 
-    def search(self, query: str, depth: int, allowed: np.ndarray | None, chunks: ChunkTable) -> list[Candidate]:
-        """The ``depth`` best rows among ``allowed`` (all when None), best first, ties in document order."""
+    def search(self, query: str, depth: int, allowed: np.ndarray | None, chunks: ChunkTable,
+               elsewhere: tuple[str, np.ndarray] | None = None) -> list[Candidate]:
+        """The ``depth`` best rows among ``allowed`` (all when None), best first, ties in document order.
+        ``elsewhere = (other_query, rows)``: only ``rows`` are scored by ``query``, all others by ``other_query``."""
         scores, _ = self.scores(query)
+        if elsewhere is not None:
+            other, rows = elsewhere
+            scores = np.where(rows, scores, self.scores(other)[0])
         if allowed is not None:
             scores = np.where(allowed, scores, 0.0)
         return top_candidates(scores, depth, chunks)

@@ -10,16 +10,15 @@ from __future__ import annotations
 
 from ..store import Store
 from .bm25_index import K1, B
-from .bm25_search import has_terms, stem_tokens
+from .bm25_search import has_terms, query_terms
 from .chunk_table import COLUMNS, Candidate, ChunkTable
 from .hits import Hit
 from .tables import IndexTables, literal
-from .tokenize import tokenize
 
 
 def cold_bm25(store: Store, query: str, chunker: str, k: int, retriever: str = "bm25") -> list[Hit]:
     """The ``k`` best chunks for ``query`` by BM25, read directly from the store."""
-    stems = stem_tokens(tokenize(query))
+    stems = query_terms(query)
     t = IndexTables(chunker)
     with store.read() as con:
         if not has_terms(con, chunker) or not stems:

@@ -11,18 +11,28 @@ reorders the retriever's candidates:
 - ``first``: candidates of named documents come first, each group in the retriever's order;
 - ``filter``: only named documents are searched (a pre-filter; nothing else is returned).
 
+With every variant but ``none``, the one name a question says counts as BM25 terms only in the documents it
+names: every other chunk is scored by the question without it (``Identified.lexical``). "GPL version 2" says which
+document, not what passage; as terms of other documents its words favour whatever quotes the name (a copyright
+stanza's ``License: GPL-2+``, the copyright-format specification's list of short names) over the passage asked
+about. Inside the named documents the name stays (taking it out there too lost a development question).
+
 Names are derived from the documents' text when needed and kept per store file while it is unchanged.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
 from ..errors import ConfigError
 from ..store import Store
 from .doc_names import HEAD_CHARS, DocumentNames, document_names, name_tokens
+from .stopwords import ENGLISH_STOPWORDS
+from .tokenize import tokenize
 
 VARIANTS = ("none", "boost", "first", "filter")
 DEFAULT_IDENTITY = "boost"
@@ -71,9 +81,58 @@ def document_names_of(store: Store, document_id: str) -> str:
     return " ".join([found.title, *(" ".join(name) for name in sorted(found.names))])
 
 
+_WORD = re.compile(r"[^\W_]+(?:\.\d+)*")
+"""A run of letters and digits (with dotted version parts): name tokens never span two of them."""
+
+
+@dataclass(frozen=True)
+class Identified:
+    """What a question's names say: ``named`` (document id -> the name it is called by) and ``lexical``, the
+    question with its name blanked out (what BM25 scores other documents' chunks by). ``lexical`` is the question itself
+    when it names nothing, when nothing but the name would be left, or when it names two things ("the GPL"
+    and "the MPL 2.0", "GPL-2+" in "the apt copyright"): then one name is what the question asks about in
+    the other's text, and its words must still be found there."""
+
+    named: dict[str, str]
+    lexical: str
+
+
+def identify(question: str, names: Iterable[DocumentNames]) -> Identified:
+    """The documents ``question`` names (longest matches) and the question without those names."""
+    words, places = _name_words(question)
+    kept = _kept_spans(words, names)
+    named = {doc: " ".join(words[a:b]) for doc, (a, b) in kept.items()}
+    spans = set(kept.values())
+    if len(spans) != 1 or places is None:
+        return Identified(named, question)
+    (a, b), = spans
+    text = question[:places[a][0]] + " " + question[places[b - 1][1]:]
+    if not any(token not in ENGLISH_STOPWORDS for token in tokenize(text)):
+        return Identified(named, question)
+    return Identified(named, text)
+
+
 def named_documents(question: str, names: Iterable[DocumentNames]) -> dict[str, str]:
     """``document id -> the name it is called by`` for the documents the question names (longest matches)."""
+    words, _ = _name_words(question)
+    kept = _kept_spans(words, names)
+    return {doc: " ".join(words[a:b]) for doc, (a, b) in kept.items()}
+
+
+def _name_words(question: str) -> tuple[tuple[str, ...], list[tuple[int, int]] | None]:
+    """The question's name tokens and, for each, the characters of the question it came from (None when the
+    tokens of its words one by one are not those of the whole, which only odd Unicode could cause)."""
     words = name_tokens(question)
+    tokens: list[str] = []
+    places: list[tuple[int, int]] = []
+    for match in _WORD.finditer(question):
+        for token in name_tokens(match.group(0)):
+            tokens.append(token)
+            places.append(match.span())
+    return words, (places if tuple(tokens) == words else None)
+
+
+def _kept_spans(words: tuple[str, ...], names: Iterable[DocumentNames]) -> dict[str, tuple[int, int]]:
     spans: dict[str, tuple[int, int]] = {}
     for document in names:
         for name in document.names:
@@ -82,9 +141,8 @@ def named_documents(question: str, names: Iterable[DocumentNames]) -> dict[str, 
                     best = spans.get(document.document_id)
                     if best is None or len(name) > best[1] - best[0]:
                         spans[document.document_id] = (start, start + len(name))
-    kept = {doc: span for doc, span in spans.items()
+    return {doc: span for doc, span in spans.items()
             if not any(_inside(span, other) for other_doc, other in spans.items() if other_doc != doc)}
-    return {doc: " ".join(words[a:b]) for doc, (a, b) in kept.items()}
 
 
 def _inside(span: tuple[int, int], other: tuple[int, int]) -> bool:

@@ -23,7 +23,11 @@ from .snapshot import SearchIndex
 
 @dataclass(frozen=True)
 class RetrievalRequest:
-    """Everything a retriever may use. ``allowed`` is the filter mask over ``index.chunks`` (None: all rows)."""
+    """Everything a retriever may use. ``allowed`` is the filter mask over ``index.chunks`` (None: all rows).
+    When the question names a document, ``lexical_query`` is the question without that name
+    (``identity.identify``) and ``named_rows`` the mask of the named documents' chunks: ``bm25()`` scores
+    those by the whole question and every other chunk by ``lexical_query``, so a passage that merely quotes
+    the name earns nothing for it. ``dense()`` embeds the whole question."""
 
     query: str
     k: int
@@ -31,6 +35,8 @@ class RetrievalRequest:
     allowed: np.ndarray | None = None
     embedder: Embedder | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    lexical_query: str | None = None
+    named_rows: np.ndarray | None = None
 
     @property
     def depth(self) -> int:
@@ -38,8 +44,13 @@ class RetrievalRequest:
         return int(self.options.get("depth") or max(self.k * 5, 50))
 
     def bm25(self, depth: int | None = None, query: str | None = None) -> list[Candidate]:
-        """The BM25 ranking of ``query`` (default: the request's), ``depth`` candidates (default ``k``)."""
-        return self.index.postings().search(query or self.query, depth or self.k, self.allowed, self.index.chunks)
+        """The BM25 ranking of ``query`` (default: the request's question, its name scored only in the named
+        documents), ``depth`` candidates (default ``k``)."""
+        postings = self.index.postings()
+        if query is None and self.lexical_query is not None and self.named_rows is not None:
+            return postings.search(self.query, depth or self.k, self.allowed, self.index.chunks,
+                                   elsewhere=(self.lexical_query, self.named_rows))
+        return postings.search(query or self.query, depth or self.k, self.allowed, self.index.chunks)
 
     def dense(self, depth: int | None = None, query: str | None = None) -> list[Candidate]:
         """The dense ranking; the embedder must be the model the vectors were made with."""

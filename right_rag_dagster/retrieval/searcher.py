@@ -19,8 +19,9 @@ from .hits import Hit
 from .identity import (
     DEFAULT_IDENTITY,
     DEPTH,
+    Identified,
     check_variant,
-    named_documents,
+    identify,
     reorder,
     store_names,
 )
@@ -43,8 +44,11 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
     if k < 1:
         raise ConfigError(f"k must be at least 1, got {k}")
     plugin = resolve_retriever(retriever, registry)
-    named = named_documents(query, store_names(store)) if check_variant(identity) != "none" else {}
-    cold = type(plugin) is Bm25Retriever and not filters and not expand and not (named and identity == "filter")
+    names = identify(query, store_names(store)) if check_variant(identity) != "none" else Identified({}, query)
+    named = names.named
+    quoted = names.lexical != query  # a name to score only in its own documents (identity.Identified)
+    cold = (type(plugin) is Bm25Retriever and not filters and not expand and not (named and identity == "filter")
+            and not quoted)
     if cold and first_search(store, chunker):
         hits = cold_bm25(store, query, chunker, max(k, DEPTH) if named else k)
         return _renumber(reorder(hits, named, identity, _hit_document, _hit_score, _named_hit)[:k])
@@ -56,7 +60,9 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
     if named and identity == "filter":
         allowed = _within(index.chunks, named, allowed)
     request = RetrievalRequest(query=query, k=max(fetch, DEPTH) if named else fetch, index=index, allowed=allowed,
-                               embedder=make_embedder(embedder), options=dict(options or {}))
+                               embedder=make_embedder(embedder), options=dict(options or {}),
+                               lexical_query=names.lexical if quoted else None,
+                               named_rows=_within(index.chunks, named, None) if quoted else None)
     candidates = plugin.retrieve(request)
     name = plugin.retriever_name
     live = [c for c in candidates if c.chunk_id in index.chunks.row_of

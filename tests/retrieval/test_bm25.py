@@ -72,6 +72,24 @@ def test_scores_equal_fts_match_bm25(built_store: Store) -> None:
             {chunk_id for chunk_id, score in expected if score > expected[-1][1] * (1 + 1e-9)}
 
 
+def test_question_stopwords_never_score(built_store: Store) -> None:
+    """The index drops stopwords before stemming, so a question must too: ``in`` is the Porter stem of ``ins``
+    (debian-policy.pdf's "plug-ins" footnote) and ``mean`` of ``means``, which the index keeps; fts's
+    ``match_bm25`` stems the question's stopwords into those terms and ranked that footnote first for any
+    question with "in" in it."""
+    for question in ("in", "mean", "What does it mean to be in it?"):
+        clear_cache()
+        assert cold_bm25(built_store, question, "default", 5) == []  # the first search of a process
+        assert search(built_store, question, chunker="default", k=5) == []  # the in-memory snapshot
+    with built_store.read() as con:
+        plug_ins = con.execute("SELECT chunk_id FROM chunks WHERE chunker = 'default' "
+                               "AND fulltext LIKE '%plug-ins%'").fetchall()
+    assert plug_ins  # the chunk that "in" used to find is there
+    plain = search(built_store, "programs that use dlopen", chunker="default", k=10)
+    worded = search(built_store, "programs that use dlopen in it", chunker="default", k=10)
+    assert [(h.chunk_id, h.score) for h in worded] == [(h.chunk_id, h.score) for h in plain]
+
+
 def test_stopwords_are_the_fts_extension_list() -> None:
     con = duckdb.connect()
     load_extension(con, "fts")

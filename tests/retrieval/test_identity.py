@@ -10,7 +10,8 @@ import pytest
 from right_rag_dagster.errors import ConfigError
 from right_rag_dagster.retrieval import build_search_index, search
 from right_rag_dagster.retrieval.doc_names import document_names, name_tokens
-from right_rag_dagster.retrieval.identity import named_documents, store_names
+from right_rag_dagster.retrieval.identity import identify, named_documents, store_names
+from right_rag_dagster.retrieval.snapshot import clear_cache
 from right_rag_dagster.store import Store
 from tests.retrieval.store_builder import REPO_ROOT, index_documents
 
@@ -88,3 +89,48 @@ def test_a_question_naming_a_document_ranks_it_first(licences: Store) -> None:
 def test_an_unknown_variant_is_a_config_error(licences: Store) -> None:
     with pytest.raises(ConfigError, match="none, boost, first, filter"):
         search(licences, QUESTION, chunker="default", identity="rerank")
+
+
+def test_the_name_a_question_says_is_taken_out_of_its_words(licences: Store) -> None:
+    names = store_names(licences)
+    said = identify("Under GPL version 2, may I sell copies?", names)
+    assert said.named == {"GPL-2.txt": "gpl 2"} and said.lexical == "Under  , may I sell copies?"
+    assert identify("Does GPLv2 allow linking?", names).lexical == "Does   allow linking?"
+    assert identify("In the LGPL-2.1, what is a work that uses the Library?", names).lexical == \
+        "In the  , what is a work that uses the Library?"
+    for kept in ("What is the GPLv2?",                              # nothing but the name would be left
+                 "Is the GPL compatible with the MPL 2.0?",         # two names: one is asked about in the other
+                 "How long must a written offer stay valid?"):      # no name
+        assert identify(kept, names).lexical == kept
+
+
+@pytest.fixture(scope="module")
+def quoting(tmp_path_factory: pytest.TempPathFactory) -> Store:
+    """GPL-2 and GPL-3 beside texts that quote licence names (Debian copyright files, the copyright-format
+    specification, whose list of short names says "GPL-2.0+" and "any later version"), cut by the sample
+    project's domain chunker."""
+    documents = tmp_path_factory.mktemp("quoting")
+    for path in (HELDOUT / "GPL-2.txt", HELDOUT / "apt.copyright", HELDOUT / "curl.copyright",
+                 REPO_ROOT / "data" / "documents" / "GPL-3.0.txt",
+                 REPO_ROOT / "data" / "documents" / "copyright-format-1.0.html"):
+        shutil.copy(path, documents / path.name)
+    store = Store(tmp_path_factory.mktemp("store") / "right_rag.duckdb")
+    index_documents(documents, store, chunkers=("domain",), spec_dir=REPO_ROOT / "spec", unit_parsers=None)
+    build_search_index(store, "domain")
+    return store
+
+
+def test_a_passage_that_quotes_a_name_earns_nothing_for_it(quoting: Store) -> None:
+    """Before, "GPL-2.0+" and "version" scored the copyright-format specification's short-name list above
+    every passage of GPL-2 even with the boost; now the name's words count only in the document it names."""
+    question = "Under GPL-2.0+, can I use a later version?"
+    plain = search(quoting, question, chunker="domain", k=3, identity="none")
+    assert plain[0].document_id == "copyright-format-1.0.html"  # the name's words, quoted there, win alone
+    for variant in ("boost", "first", "filter"):
+        clear_cache()
+        for _ in range(2):  # the first search of a process and the in-memory snapshot rank alike
+            hits = search(quoting, question, chunker="domain", k=3, identity=variant)
+            assert hits[0].document_id == "GPL-2.txt" and hits[0].details.get("named") == "gpl 2", variant
+    quoted = {h.chunk_id: h.score for h in plain if h.document_id == "copyright-format-1.0.html"}
+    everything = search(quoting, question, chunker="domain", k=50, identity="boost")
+    assert all(h.score < quoted[h.chunk_id] for h in everything if h.chunk_id in quoted)

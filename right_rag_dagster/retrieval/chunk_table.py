@@ -16,6 +16,7 @@ COLUMNS = ("chunk_id", "document_id", "unit_id", "fulltext", "source_start", "so
            "page_end", "page_label_start", "page_label_end", "section_path", "unit_type", "role", "attributes")
 _ATTRIBUTES = COLUMNS.index("attributes")
 _SECTION = COLUMNS.index("section_path")
+LOAD_SLICE = 4096
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,10 @@ class Candidate:
     chunk_id: str
     score: float
     details: dict[str, Any] = field(default_factory=dict)
+
+
+def _document_order(row: tuple) -> tuple[str, int]:
+    return row[1], row[-1]
 
 
 class ChunkTable:
@@ -38,9 +43,19 @@ class ChunkTable:
 
     @classmethod
     def load(cls, con: Connection, chunker: str) -> ChunkTable:
-        rows = con.execute(f"SELECT {', '.join(COLUMNS)} FROM chunks WHERE chunker = {literal(chunker)} "
-                           "ORDER BY document_id, ordinal").fetchall()
-        return cls(chunker, rows)
+        """Streamed a slice at a time and sorted here: DuckDB sorting (or keeping in order) the texts of a 100 MB
+        document would need more than the connection's memory budget, and the rows end up in Python either way."""
+        ordered = con.execute("SELECT current_setting('preserve_insertion_order')").fetchone()[0]
+        con.execute("SET preserve_insertion_order = false")
+        try:
+            result = con.execute(f"SELECT {', '.join(COLUMNS)}, ordinal FROM chunks WHERE chunker = {literal(chunker)}")
+            rows: list[tuple] = []
+            while part := result.fetchmany(LOAD_SLICE):
+                rows.extend(part)
+        finally:
+            con.execute(f"SET preserve_insertion_order = {'true' if ordered else 'false'}")
+        rows.sort(key=_document_order)
+        return cls(chunker, [row[:-1] for row in rows])
 
     def __len__(self) -> int:
         return len(self.rows)

@@ -14,6 +14,7 @@ from pathlib import Path
 import duckdb
 
 from ..errors import StoreMemoryError
+from ..store.lake import StoreConflictError
 from ..store import Store, content
 from ..store.batch import WriteBatch, run_deferred
 from .faults import FaultCounter
@@ -146,7 +147,9 @@ def process_documents(indexer: Indexer, store: Store, files: Sequence[DocumentFi
     Jobs are planned from the store a group at a time and computed by the worker processes (``workers``);
     outcomes are written in short transactions of at most ``batch_mb`` of text, so memory does not grow with
     the corpus. A document that fails keeps its last good version (see ``indexer``); one whose outcome cannot
-    be written is redone alone and recorded as failed, so one bad file never stops the others.
+    be written is redone alone and recorded as failed, so one bad file never stops the others. On a DuckLake
+    several processes can run this at once on disjoint ``files`` (``shards``); a batch whose commit loses to
+    another writer's is written again.
     """
     if not files:
         return
@@ -223,7 +226,13 @@ def _commit(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, Docum
 def _write(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, DocumentOutcome]], run_id: str,
            live: frozenset[str], memory_mb: int = 0) -> tuple[list[StepEvent], list]:
     """One transaction; on DuckDB running out of memory the batch is halved (a single document is retried
-    with a larger budget); an error applying one document redoes the batch without it, that one failed."""
+    with a larger budget); an error applying one document redoes the batch without it, that one failed; a
+    commit that lost to another writer (DuckLake) is written again from the start."""
+    return store.retry_conflicts(lambda: _write_once(indexer, store, items, run_id, live, memory_mb))
+
+
+def _write_once(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, DocumentOutcome]], run_id: str,
+                live: frozenset[str], memory_mb: int = 0) -> tuple[list[StepEvent], list]:
     applying: list[tuple[DocumentJob, DocumentOutcome]] = []
     try:
         with store.write(min_memory_mb=memory_mb) as con:
@@ -249,6 +258,8 @@ def _write(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, Docume
         reason = (f"its {outcome.size_bytes / 2**20:.0f} MB of text, units and chunks do not fit in the store's "
                   f"memory ({memory_mb} MB) in one write")
         return _write(indexer, store, [(job, failed(job.file, "store", "failed", reason))], run_id, live)
+    except StoreConflictError:
+        raise
     except Exception as exc:
         if not applying or (applying[0][1].failure is not None and applying[0][1].failure.stage == "store"):
             raise
@@ -270,9 +281,14 @@ def _update_postings(con: duckdb.DuckDBPyConnection, batch: WriteBatch, live: fr
 
 
 def live_indexes(store: Store, chunkers: Sequence[str]) -> frozenset[str]:
-    """Chunkers whose BM25 index takes postings with each document write (see ``bm25_index.prepare_live``)."""
+    """Chunkers whose BM25 index takes postings with each document write (see ``bm25_index.prepare_live``).
+
+    None on a DuckLake: postings number terms and chunks by the largest number so far, which concurrent writers
+    would each take (the lake has no keys to refuse it); the index build after the writers adds them."""
     from ..retrieval.bm25_index import needs_rebuild, prepare_live
 
+    if store.lake:
+        return frozenset()
     with store.read() as con:
         todo = [chunker for chunker in chunkers if needs_rebuild(con, chunker)]
     if not todo:

@@ -96,6 +96,7 @@ class Store:
         self.path = Path(path)
         self.lock_timeout = lock_timeout
         self.lake = lake
+        self.conflicts = 0  # transactions run again after losing their commit to another writer
         self._migrated = False
 
     @classmethod
@@ -281,6 +282,7 @@ class Store:
             try:
                 return transaction()
             except StoreConflictError:
+                self.conflicts += 1
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(delay * (1 + random.random()))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import random
 import re
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -98,6 +99,9 @@ class Store:
         self.lake = lake
         self.conflicts = 0  # transactions run again after losing their commit to another writer
         self._migrated = False
+        self._lake_db: duckdb.DuckDBPyConnection | None = None  # the lake attached once per process
+        self._lake_checked = False  # the lake's schema version was found current
+        self._lake_lock = threading.Lock()
 
     @classmethod
     def for_project(cls, project: object) -> Store:
@@ -115,8 +119,7 @@ class Store:
         limit = literal(configured if megabytes(configured) >= min_memory_mb else f"{int(min_memory_mb)}MiB")
         while True:
             try:
-                con = (ducklake.connect(self.lake, read_only) if self.lake
-                       else duckdb.connect(str(self.path), read_only=read_only))
+                con = self._lake_cursor() if self.lake else duckdb.connect(str(self.path), read_only=read_only)
                 con.execute(f"SET memory_limit = {limit}")
                 # DuckDB's allocator keeps freed memory for reuse up to 128 MB by default; a store opened for
                 # many short transactions then holds that much for nothing between them.
@@ -177,6 +180,23 @@ class Store:
         finally:
             con.close()
 
+    def _lake_cursor(self) -> duckdb.DuckDBPyConnection:
+        """A new connection to this process's DuckDB with the lake attached: loading the extensions and
+        attaching the catalog cost ~0.5 s, so they are done once and each transaction gets its own cursor."""
+        with self._lake_lock:
+            if self._lake_db is None:
+                self._lake_db = ducklake.connect(self.lake)
+            cursor = self._lake_db.cursor()
+        cursor.execute(f"USE {ducklake.LAKE_NAME}")
+        return cursor
+
+    def close(self) -> None:
+        """Detach the lake this process attached (the embedded file is never held between transactions)."""
+        with self._lake_lock:
+            if self._lake_db is not None:
+                self._lake_db.close()
+                self._lake_db = None
+
     @contextmanager
     def read(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """A read-only connection (retrying while a writer holds the file)."""
@@ -185,7 +205,8 @@ class Store:
         con = self._open(read_only=True)
         try:
             con.execute("SET enable_progress_bar = false")
-            version = self._version(con)
+            version = SCHEMA_VERSION if self._lake_checked else self._version(con)
+            self._lake_checked = bool(self.lake) and version == SCHEMA_VERSION
             if version != SCHEMA_VERSION:
                 raise SchemaVersionError(f"{self.describe()} is at schema version {version}, this right-rag expects "
                                  f"{SCHEMA_VERSION}: run `right-rag index` to migrate it")
@@ -271,7 +292,17 @@ class Store:
         return tuple(stamps)
 
     def exists(self) -> bool:
-        return ducklake.exists(self.lake) if self.lake else self.path.exists()
+        if not self.lake:
+            return self.path.exists()
+        if self._lake_checked or self._migrated:
+            return True
+        con = self._lake_cursor()
+        try:
+            return bool(con.execute("SELECT count(*) FROM information_schema.tables WHERE table_catalog = "
+                                    f"{literal(ducklake.LAKE_NAME)} AND table_name = 'schema_migrations'"
+                                    ).fetchone()[0])
+        finally:
+            con.close()
 
     def retry_conflicts(self, transaction: Callable[[], T], timeout: float | None = None) -> T:
         """``transaction()`` (which opens its own ``write()``), run again while it loses its commit to another

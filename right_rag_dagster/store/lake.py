@@ -16,8 +16,7 @@ import re
 import duckdb
 
 from ..errors import StoreError
-from .settings import LAKE_NAME, LakeSettings
-from .sql import literal
+from .settings import LAKE_NAME, LakeSettings  # noqa: F401 (LAKE_NAME re-exported for the store)
 
 EXTENSIONS = ("postgres_scanner", "ducklake")
 
@@ -41,19 +40,6 @@ def connect(settings: LakeSettings, read_only: bool = False) -> duckdb.DuckDBPyC
         con.close()
         raise
     return con
-
-
-def exists(settings: LakeSettings) -> bool:
-    """Whether the lake holds a migrated store (its catalog may exist without one)."""
-    try:
-        con = connect(settings, read_only=True)
-    except duckdb.Error:
-        return False
-    try:
-        return bool(con.execute("SELECT count(*) FROM information_schema.tables WHERE table_catalog = "
-                                f"{literal(LAKE_NAME)} AND table_name = 'schema_migrations'").fetchone()[0])
-    finally:
-        con.close()
 
 
 _CONFLICT = ("transaction conflict", "conflict", "concurrent", "could not serialize", "deadlock detected")

@@ -141,7 +141,8 @@ def _plan(indexer: Indexer, con: duckdb.DuckDBPyConnection, files: Sequence[Docu
 
 
 def process_documents(indexer: Indexer, store: Store, files: Sequence[DocumentFile], run_id: str,
-                      on_document: Callable[[DocumentFile], None] | None = None) -> Iterator[list[StepEvent]]:
+                      on_document: Callable[[DocumentFile], None] | None = None, mark_pending: bool = True
+                      ) -> Iterator[list[StepEvent]]:
     """Bring ``files`` up to date; yields each write batch's events after its commit.
 
     Jobs are planned from the store a group at a time and computed by the worker processes (``workers``);
@@ -149,7 +150,9 @@ def process_documents(indexer: Indexer, store: Store, files: Sequence[DocumentFi
     the corpus. A document that fails keeps its last good version (see ``indexer``); one whose outcome cannot
     be written is redone alone and recorded as failed, so one bad file never stops the others. On a DuckLake
     several processes can run this at once on disjoint ``files`` (``shards``); a batch whose commit loses to
-    another writer's is written again.
+    another writer's is written again. Without ``mark_pending`` the batches leave the refresh mark alone (a
+    shard writer sets it once: on a DuckLake, replacing that one row in every batch makes concurrent writers'
+    commits conflict).
     """
     if not files:
         return
@@ -189,11 +192,11 @@ def process_documents(indexer: Indexer, store: Store, files: Sequence[DocumentFi
             full = size >= limit or len(pending) >= BATCH_DOCUMENTS
             if full or (seen >= sample and time.monotonic() - since >= BATCH_SECONDS):
                 faults.check()
-                yield _commit(indexer, store, pending, run_id, live, on_document)
+                yield _commit(indexer, store, pending, run_id, live, on_document, mark_pending)
                 pending, size = [], 0
         if pending:
             faults.check()
-            yield _commit(indexer, store, pending, run_id, live, on_document)
+            yield _commit(indexer, store, pending, run_id, live, on_document, mark_pending)
     store.checkpoint(min_wal_bytes=CHECKPOINT_MIN_WAL_BYTES)
 
 
@@ -209,10 +212,12 @@ def _merged(outcomes: Iterator[DocumentOutcome], direct: deque[tuple[DocumentJob
 
 
 def _commit(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, DocumentOutcome]], run_id: str,
-            live: frozenset[str], on_document: Callable[[DocumentFile], None] | None) -> list[StepEvent]:
+            live: frozenset[str], on_document: Callable[[DocumentFile], None] | None, mark_pending: bool = True
+            ) -> list[StepEvent]:
     """Write a batch of outcomes in one transaction, then run the savers and tell the listeners."""
     size = sum(outcome.size_bytes for _, outcome in items)
-    events, deferred = _write(indexer, store, items, run_id, live, WRITE_MEMORY_PER_BYTE * size // 2**20)
+    events, deferred = _write(indexer, store, items, run_id, live, WRITE_MEMORY_PER_BYTE * size // 2**20,
+                              mark_pending)
     keys = {job.file.document_id: job.file.partition_key for job, _ in items}
     for document_id, problem in run_deferred(deferred):
         logger.warning(problem)
@@ -224,15 +229,15 @@ def _commit(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, Docum
 
 
 def _write(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, DocumentOutcome]], run_id: str,
-           live: frozenset[str], memory_mb: int = 0) -> tuple[list[StepEvent], list]:
+           live: frozenset[str], memory_mb: int = 0, mark: bool = True) -> tuple[list[StepEvent], list]:
     """One transaction; on DuckDB running out of memory the batch is halved (a single document is retried
     with a larger budget); an error applying one document redoes the batch without it, that one failed; a
     commit that lost to another writer (DuckLake) is written again from the start."""
-    return store.retry_conflicts(lambda: _write_once(indexer, store, items, run_id, live, memory_mb))
+    return store.retry_conflicts(lambda: _write_once(indexer, store, items, run_id, live, memory_mb, mark))
 
 
 def _write_once(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, DocumentOutcome]], run_id: str,
-                live: frozenset[str], memory_mb: int = 0) -> tuple[list[StepEvent], list]:
+                live: frozenset[str], memory_mb: int, mark: bool) -> tuple[list[StepEvent], list]:
     applying: list[tuple[DocumentJob, DocumentOutcome]] = []
     try:
         with store.write(min_memory_mb=memory_mb) as con:
@@ -242,22 +247,22 @@ def _write_once(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, D
                 applying = [item]
                 events.extend(indexer.apply(con, batch, *item, run_id))
             applying = []
-            if any(e.status != STALE for e in events):
+            if mark and any(e.status != STALE for e in events):
                 batch.set_state(REFRESH, "*", content.state_row(REFRESH, "*", "pending", None))
             _update_postings(con, batch, live)
             return events, batch.flush(con)
     except StoreMemoryError:
         if len(items) > 1:
             half = len(items) // 2
-            first = _write(indexer, store, items[:half], run_id, live)
-            second = _write(indexer, store, items[half:], run_id, live)
+            first = _write(indexer, store, items[:half], run_id, live, mark=mark)
+            second = _write(indexer, store, items[half:], run_id, live, mark=mark)
             return first[0] + second[0], first[1] + second[1]
         job, outcome = items[0]
         if memory_mb < LARGE_MEMORY_MB:
-            return _write(indexer, store, items, run_id, live, memory_mb=LARGE_MEMORY_MB)
+            return _write(indexer, store, items, run_id, live, memory_mb=LARGE_MEMORY_MB, mark=mark)
         reason = (f"its {outcome.size_bytes / 2**20:.0f} MB of text, units and chunks do not fit in the store's "
                   f"memory ({memory_mb} MB) in one write")
-        return _write(indexer, store, [(job, failed(job.file, "store", "failed", reason))], run_id, live)
+        return _write(indexer, store, [(job, failed(job.file, "store", "failed", reason))], run_id, live, mark=mark)
     except StoreConflictError:
         raise
     except Exception as exc:
@@ -267,7 +272,7 @@ def _write_once(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, D
         rest = [item for item in items if item[0] is not bad_job]
         reason = f"writing it failed: {_internal_error(exc)}"
         return _write(indexer, store, [*rest, (bad_job, failed(bad_job.file, "store", "failed", reason))], run_id,
-                      live)
+                      live, mark=mark)
 
 
 def _update_postings(con: duckdb.DuckDBPyConnection, batch: WriteBatch, live: frozenset[str]) -> None:

@@ -34,7 +34,7 @@ def index_shard(project_dir: str | Path, shard: int, shards: int) -> dict[str, i
     from ..project import Project
     from ..store import Store
     from .indexer import Indexer
-    from .runner import process_documents, scan_and_plan
+    from .runner import mark_refresh, process_documents, scan_and_plan
 
     if not 0 <= shard < shards:
         raise ConfigError(f"shard {shard} of {shards}: use 0 <= shard < shards")
@@ -48,7 +48,9 @@ def index_shard(project_dir: str | Path, shard: int, shards: int) -> dict[str, i
     mine = [f for f in plan.todo if shard_of(f.document_id, shards) == shard]
     counts: Counter[str] = Counter()
     run_id = f"shard-{shard}-of-{shards}-{uuid.uuid4()}"
-    for events in process_documents(indexer, store, mine, run_id):
+    if mine:  # once, not with every batch: concurrent replacements of that one row would conflict
+        store.retry_conflicts(lambda: mark_refresh(store, pending=True))
+    for events in process_documents(indexer, store, mine, run_id, mark_pending=False):
         counts.update(f"{e.asset.split('/')[0]}:{e.status}" for e in events)
     counts["documents"] = len(mine)
     counts["conflicts"] = store.conflicts

@@ -119,3 +119,16 @@ def test_a_commit_that_loses_to_another_writer_is_retried(tmp_path: Path, local_
     assert first.conflicts == 1
     with first.read() as con:
         assert con.execute("SELECT cache_key FROM step_state WHERE step = 'refresh'").fetchall() == [("ours",)]
+
+
+def test_several_writers_need_a_lake(tmp_path: Path) -> None:
+    from right_rag_dagster.errors import ConfigError
+    from right_rag_dagster.pipeline.shards import index_shard
+
+    root = _project(tmp_path / "embedded", [])
+    with pytest.raises(ConfigError, match="need a DuckLake store"):
+        index_shard(root, 0, 2)
+    # The same split in every process and release (sha256, not Python's salted hash): pinned values.
+    assert [shard_of(name, 3) for name in ("GPL-3.0.txt", "LGPL-3.0.txt", "Apache-2.0.txt", "MPL-2.0.txt",
+                                           "nodejs.copyright", "bash.copyright")] == [2, 0, 0, 2, 0, 1]
+    assert {shard_of(f"doc-{i}.txt", 3) for i in range(30)} == {0, 1, 2}

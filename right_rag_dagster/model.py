@@ -8,7 +8,15 @@ from .core.changes import (
     recreate_unit_from_changes,
     unit_stage_data,
 )
-from .core.model import Chunk, Document, ParsedUnit, Unit, UnitChange, UnitChangeTarget, UnitChangeType
+from .core.model import (
+    Chunk,
+    Document,
+    ParsedUnit,
+    Unit,
+    UnitChange,
+    UnitChangeTarget,
+    UnitChangeType,
+)
 from .core.units import build_units, walk_units
 
 __all__ = [

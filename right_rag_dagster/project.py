@@ -9,10 +9,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from .config import PipelineConfig
 from .core.registry import Registry, build_registry
 from .errors import ConfigError
-from .pipeline.config import PipelineConfig
-from .pipeline.limits import Limits
+from .limits import Limits
 from .store.settings import LakeSettings, lake_settings
 
 CONFIG_FILE = "right_rag.toml"

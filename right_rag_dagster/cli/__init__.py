@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from ..errors import RightRagError
-from .terminal import safe
+from ..terminal import safe
 
 COMMANDS = ("init", "index", "report", "query", "evaluate", "lineage", "playground")
 

@@ -25,8 +25,8 @@ from ..retrieval.lifecycle import sync_dense_indexes
 from ..retrieval.settings import RetrievalSettings, embedder_for_project
 from ..store import Store
 from ..store.lock import IndexLock
+from ..terminal import safe
 from .progress import ProgressBar, format_table
-from .terminal import safe
 
 EXIT_OK, EXIT_ERROR, EXIT_REJECTED, EXIT_BUSY = 0, 2, 3, 75
 
@@ -83,7 +83,9 @@ def _index(args: argparse.Namespace, project: Project, store: Store, started: fl
             store, [c.name for c in indexer.plugins.chunkers], dense):
         if plan.todo:
             prestart_workers(project)  # they import the plugins while this process imports Dagster
-        from ..orchestration.local import run_local  # Dagster is imported only when there is work to do
+        from ..orchestration.local import (
+            run_local,  # Dagster is imported only when there is work to do
+        )
 
         bar = ProgressBar(len(plan.todo))
         add_progress_listener(bar.advance)

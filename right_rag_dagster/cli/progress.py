@@ -6,11 +6,18 @@ from collections.abc import Sequence
 
 from rich import box
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from ..pipeline.scan import DocumentFile
-from .terminal import safe
+from ..terminal import safe
 
 
 class ProgressBar:

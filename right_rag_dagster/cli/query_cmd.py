@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     from ..project import Project
     from ..rag import query
     from ..retrieval.filters import parse_filters
-    from .terminal import safe_text
+    from ..terminal import safe_text
 
     project = Project.load(args.project)
     warn_about_plugin_errors(project)
@@ -71,7 +71,7 @@ def warn_about_plugin_errors(project) -> None:  # noqa: ANN001 (Project, importe
 
     from ..store import Store
     from ..store.content import read_plugin_errors
-    from .terminal import safe
+    from ..terminal import safe
 
     store = Store.for_project(project)
     if not store.exists():
@@ -108,7 +108,7 @@ def format_answer(answer, show_trace: bool = False) -> str:  # noqa: ANN001 (rag
 def _hit_line(hit) -> str:  # noqa: ANN001
     """One line: a newline or escape sequence in a file name or section title is shown escaped."""
     from ..rag.prompts import source_line
-    from .terminal import safe
+    from ..terminal import safe
 
     span = f"chars {hit.source_start}-{hit.source_end}" if hit.source_start is not None else "no span"
     return safe(f"{source_line(hit)}, {span}, score {hit.score:.3f}")

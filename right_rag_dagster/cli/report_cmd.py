@@ -8,7 +8,7 @@ import json
 from ..pipeline.audit import build_audit_report
 from ..project import Project
 from ..store import Store
-from .terminal import safe_text
+from ..terminal import safe_text
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

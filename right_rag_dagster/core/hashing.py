@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-
 _SCALARS = (str, int, float, bool, type(None))
 
 

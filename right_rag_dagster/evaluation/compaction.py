@@ -12,10 +12,10 @@ from pathlib import Path
 
 import duckdb
 
-from ..retrieval.extensions import load_extension
 from ..store import Store
 from ..store.content import set_step_state
 from ..store.db import memory_limit
+from ..store.extensions import load_extension
 from ..store.sql import literal
 
 GROWTH_LIMIT = 1.2

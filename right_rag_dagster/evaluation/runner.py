@@ -11,9 +11,9 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from ..project import Project
+from ..retrieval.identity import VARIANTS, check_variant
 from ..store.lock import IndexLock
 from . import searching
-from ..retrieval.identity import VARIANTS, check_variant
 from .baselines import PREFIX, BaselineChunker, baselines_by_name
 from .compaction import reclaim_space
 from .judge import ResolvedQuestion, resolve_question

@@ -10,7 +10,11 @@ import logging
 import dagster as dg
 
 from ..project import Project
-from .defs.automation import documents_folder_sensor, refresh_indexes_after_documents, rescan_documents_schedule
+from .defs.automation import (
+    documents_folder_sensor,
+    refresh_indexes_after_documents,
+    rescan_documents_schedule,
+)
 from .defs.documents import build_document_assets, plugin_specs
 from .defs.evaluation import build_evaluation_assets, evaluation_sensors
 from .defs.jobs import index_documents_job, refresh_indexes_job

@@ -12,7 +12,7 @@ from typing import Any
 
 import dagster as dg
 
-from ..pipeline.indexer import StepEvent, units_asset
+from ..core.steps import CHUNKS, COVERAGE, StepEvent, units_asset
 from ..pipeline.scan import DocumentFile
 from ..store import Store, content
 from .names import asset_key_for_step
@@ -27,7 +27,7 @@ def staged_materializations(instance: dg.DagsterInstance, events: list[StepEvent
     """Materializations for ``events``, stage by stage, so that each input's event is stored before the
     events that point to it; paths are shown relative to the project folder ``root``."""
     for stage in ("raw_text", "units", "chunks", "coverage"):
-        staged = [e for e in events if e.asset.split("/")[0] == stage]
+        staged = [e for e in events if e.stage == stage]
         pointers = input_pointers(instance, staged)
         for event in staged:
             yield to_materialization(event, pointers, unit_keys, root)
@@ -95,7 +95,7 @@ def to_materialization(event: StepEvent, pointers: dict[tuple[dg.AssetKey, str],
     if event.code_version:
         tags["dagster/code_version"] = event.code_version
     inputs = {asset_key_for_step(name): version for name, version in event.input_versions.items()}
-    if event.asset.split("/")[0] in ("chunks", "coverage") and inputs:
+    if event.stage in (CHUNKS, COVERAGE) and inputs:
         inputs.update({unit_key: ABSENT for unit_key in unit_keys if unit_key not in inputs})
     for upstream, version in inputs.items():
         if upstream is None:

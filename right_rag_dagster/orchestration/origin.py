@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import dagster as dg
 from dagster._core.definitions.repository_definition import SINGLETON_REPOSITORY_NAME
-from dagster._core.remote_origin import ManagedGrpcPythonEnvCodeLocationOrigin, RemoteJobOrigin, RemoteRepositoryOrigin
+from dagster._core.remote_origin import (
+    ManagedGrpcPythonEnvCodeLocationOrigin,
+    RemoteJobOrigin,
+    RemoteRepositoryOrigin,
+)
 from dagster._core.types.loadable_target_origin import LoadableTargetOrigin
 
 from ..project import Project

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 import dagster as dg
 
-from ..pipeline.work import UNITS
+from ..core.steps import UNITS
 from ..pipeline.scan import DocumentFile
 from ..store import Store, content
 from .names import owned_partitions

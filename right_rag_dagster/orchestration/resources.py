@@ -11,7 +11,6 @@ from ..pipeline.indexer import Indexer
 from ..project import Project
 from ..store import Store
 
-
 _preloaded: dict[str, Project] = {}
 
 

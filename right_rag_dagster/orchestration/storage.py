@@ -31,9 +31,14 @@ import sqlalchemy as db
 import yaml
 from dagster._core.event_api import EventHandlerFn
 from dagster._core.storage.event_log import SqliteEventLogStorage
-from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorageWatchdog
+from dagster._core.storage.event_log.sqlite.sqlite_event_log import (
+    SqliteEventLogStorageWatchdog,
+)
 from dagster._core.storage.sqlite import SQLITE_BUSY_TIMEOUT_SECONDS
-from dagster._core.storage.sqlite_storage import DagsterSqliteStorage, _event_logs_directory
+from dagster._core.storage.sqlite_storage import (
+    DagsterSqliteStorage,
+    _event_logs_directory,
+)
 from dagster._serdes import ConfigurableClassData
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import QueuePool

@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
-from .config import PipelineConfig
+from ..config import PipelineConfig
 
 __all__ = ["PipelineConfig", "pipeline"]
 

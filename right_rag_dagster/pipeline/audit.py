@@ -109,7 +109,7 @@ class AuditReport:
 
 def _lines(lines: list[str]) -> str:
     """Join ``lines``, each kept on one line: a newline or escape sequence in a file name is shown escaped."""
-    from ..cli.terminal import safe
+    from ..terminal import safe
 
     return "\n".join(safe(line) for line in lines)
 

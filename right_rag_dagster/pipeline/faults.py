@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections import Counter
 
 from ..errors import PluginFaultError
+from ..limits import Limits
 from ..project import Project
-from .limits import Limits
 from .work import DocumentOutcome
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
@@ -21,6 +20,18 @@ import duckdb
 from ..core.changes import merge_unit_changes
 from ..core.hashing import stable_hash
 from ..core.model import Chunk, Document, Unit
+from ..core.steps import (
+    COVERAGE,
+    COVERAGE_VERSION,
+    DOCUMENT,
+    RAW_TEXT,
+    STALE,
+    UNITS,
+    WARNING,
+    StepEvent,
+    chunks_asset,
+    units_asset,
+)
 from ..core.units import unit_paths, walk_units
 from ..project import Project
 from ..store import content, lineage
@@ -30,10 +41,6 @@ from .plugins import PluginSet
 from .scan import DocumentFile
 from .steps import units_by_type
 from .work import (
-    COVERAGE,
-    COVERAGE_VERSION,
-    RAW_TEXT,
-    UNITS,
     DocumentJob,
     DocumentOutcome,
     chunks_step,
@@ -43,34 +50,8 @@ from .work import (
     units_key,
 )
 
-DOCUMENT = "document"
-STALE = "stale"  # this version failed; the last good one keeps serving
-WARNING = "warning"  # indexed, but something after the commit (a saver) failed
-
 __all__ = ["COVERAGE", "COVERAGE_VERSION", "DOCUMENT", "RAW_TEXT", "STALE", "WARNING", "Indexer", "StepEvent",
            "chunks_asset", "units_asset"]
-
-
-def units_asset(parser: str) -> str:
-    return f"units/{parser}"
-
-
-def chunks_asset(chunker: str) -> str:
-    return f"chunks/{chunker}"
-
-
-@dataclass(frozen=True)
-class StepEvent:
-    """What one step did for one document: materialized, rejected, stale or removed, with versions and metadata."""
-
-    asset: str
-    document_id: str
-    partition_key: str
-    status: str
-    data_version: str | None = None
-    code_version: str | None = None
-    input_versions: dict[str, str] = field(default_factory=dict)
-    metadata: dict[str, Any] = field(default_factory=dict)
 
 
 class Indexer:

@@ -17,18 +17,21 @@ from ..core.coverage import Coverage
 from ..core.hashing import stable_hash
 from ..core.model import Chunk, Document, Unit
 from ..core.routing import FAILED, Rejection, route_document
+from ..core.steps import COVERAGE, COVERAGE_VERSION, RAW_TEXT, UNITS
 from ..core.units import unit_paths, units_fingerprint, walk_units
 from ..errors import ParserOutputError
 from ..retrieval.bm25_terms import chunk_terms
 from .plugins import PluginSet, Selected
 from .scan import DocumentFile
-from .steps import chunk_units, document_coverage, load_document, parse_with, units_by_type
+from .steps import (
+    chunk_units,
+    document_coverage,
+    load_document,
+    parse_with,
+    units_by_type,
+)
 from .validate import check_chunks, check_units
 
-RAW_TEXT = "raw_text"
-UNITS = "units"
-COVERAGE = "coverage"
-COVERAGE_VERSION = "2"
 """The coverage step's code version (it has no plugin): change it with how coverage is measured."""
 
 State = tuple[str, "str | None", "str | None"]

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+from ..limits import Limits
 from ..project import Project
-from .limits import Limits
 from .plugins import PluginSet
 from .work import DocumentJob, DocumentOutcome, compute, failed
 

@@ -19,7 +19,12 @@ from .evidence import evidence_marks, find_question, project_questions, question
 from .fingerprint import changed_parts, fingerprint
 from .live import RunRequest, lineage, run_live
 from .metrics import questions_file_label, retrieval_metrics
-from .recordings import Recording, is_source_checkout, own_recording_path, recording_path
+from .recordings import (
+    Recording,
+    is_source_checkout,
+    own_recording_path,
+    recording_path,
+)
 from .stores import chunker_infos, store_path_for
 from .units import citation_context, mark_quote
 

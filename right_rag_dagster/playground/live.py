@@ -7,8 +7,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from ..cli.lineage_cmd import format_lineage, with_project_paths
 from ..errors import ConfigError
+from ..lineage_view import format_lineage, with_project_paths
 from ..project import Project
 from ..rag import query
 from ..retrieval.embedders import Embedder, embedder_for_identity, make_embedder

@@ -13,7 +13,13 @@ from collections.abc import Callable, Sequence
 from ..retrieval.hits import Hit
 from ..retrieval.identity import document_names_of
 from ..store import Store
-from .evidence import content_terms, coverage, document_passages, passage_terms, term_weights
+from .evidence import (
+    content_terms,
+    coverage,
+    document_passages,
+    passage_terms,
+    term_weights,
+)
 from .extractive import choose_quote, score_passages
 from .llm import LLM, make_llm
 from .model import NOT_FOUND, Citation, Generated

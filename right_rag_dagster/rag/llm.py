@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+
 from ..errors import ConfigError
 from ..retrieval.errors import ServiceError
 from ..retrieval.http import Endpoint

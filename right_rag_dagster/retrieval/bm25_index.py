@@ -13,12 +13,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..store import Store
+from ..store.extensions import load_extension
 from ..store.sql import execute
-from .extensions import load_extension
+from .bm25_terms import text_terms
 from .formats import BM25_FORMAT
 from .pending import ChunkText, PendingChunks
-from .bm25_terms import text_terms
-from .tables import Connection, IndexState, IndexTables, delete_state, literal, read_state, table_exists, write_state
+from .tables import (
+    Connection,
+    IndexState,
+    IndexTables,
+    delete_state,
+    literal,
+    read_state,
+    table_exists,
+    write_state,
+)
 
 K1 = 1.2
 B = 0.75

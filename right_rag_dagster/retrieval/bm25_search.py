@@ -13,10 +13,10 @@ import threading
 import duckdb
 import numpy as np
 
-from .bm25_index import B, K1
+from ..store.extensions import load_extension
+from .bm25_index import K1, B
 from .chunk_table import Candidate, ChunkTable
 from .errors import IndexMissingError
-from .extensions import load_extension
 from .formats import BM25_FORMAT
 from .tables import Connection, IndexTables, literal, read_state, table_exists
 from .tokenize import tokenize

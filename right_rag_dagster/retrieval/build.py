@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import SchemaVersionError
 from ..store import Store
+from ..store.extensions import load_extension
 from .bm25_index import STAGE_CHUNKS, Bm25Plan, apply_bm25, plan_bm25, stage_bm25
 from .dense_index import HNSW_THRESHOLD, DensePlan, apply_dense, plan_dense
 from .embedders import Embedder, make_embedder
-from .extensions import load_extension
 from .formats import BM25_FORMAT, HASH_RULE
 from .pending import PendingChunks
 from .tables import Connection, literal, read_state

@@ -9,7 +9,7 @@ Both paths use the same formula and statistics and order ties by document and or
 from __future__ import annotations
 
 from ..store import Store
-from .bm25_index import B, K1
+from .bm25_index import K1, B
 from .bm25_search import has_terms, stem_tokens
 from .chunk_table import COLUMNS, Candidate, ChunkTable
 from .hits import Hit

@@ -11,12 +11,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..store.extensions import load_extension
 from ..store.sql import execute
 from .embedders import Embedder
-from .extensions import load_extension
 from .formats import HASH_RULE
 from .pending import PendingChunks
-from .tables import Connection, IndexState, IndexTables, delete_state, read_state, table_exists, write_state
+from .tables import (
+    Connection,
+    IndexState,
+    IndexTables,
+    delete_state,
+    read_state,
+    table_exists,
+    write_state,
+)
 
 if TYPE_CHECKING:
     import numpy as np

@@ -9,11 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..store import Store
+from ..store.extensions import load_extension
 from .bm25_search import top_candidates
 from .chunk_table import Candidate, ChunkTable
 from .embedders import Embedder
 from .errors import EmbedderMismatchError, IndexMissingError
-from .extensions import load_extension
 from .tables import Connection, IndexState, IndexTables, read_state, table_exists
 
 

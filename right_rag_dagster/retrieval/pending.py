@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .indexed_text import indexed_text
 from ..store.sql import execute
+from .indexed_text import indexed_text
 from .tables import Connection, literal
 
 

@@ -16,7 +16,14 @@ from .embedders import Embedder, make_embedder
 from .expand import expand_to_units
 from .filters import filter_mask
 from .hits import Hit
-from .identity import DEFAULT_IDENTITY, DEPTH, check_variant, named_documents, reorder, store_names
+from .identity import (
+    DEFAULT_IDENTITY,
+    DEPTH,
+    check_variant,
+    named_documents,
+    reorder,
+    store_names,
+)
 from .retrievers import Bm25Retriever, RetrievalRequest, Retriever, resolve_retriever
 from .snapshot import first_search, open_index
 

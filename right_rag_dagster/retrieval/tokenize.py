@@ -75,6 +75,8 @@ def _thai_words(run: str) -> list[str]:
 
 @lru_cache(maxsize=65536)
 def _segment_thai(run: str) -> tuple[str, ...]:
-    from pythainlp.tokenize import word_tokenize  # loads a dictionary: only when Thai text appears
+    from pythainlp.tokenize import (
+        word_tokenize,  # loads a dictionary: only when Thai text appears
+    )
 
     return tuple(w for w in word_tokenize(run, engine="newmm", keep_whitespace=False) if w.strip())

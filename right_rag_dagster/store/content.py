@@ -14,7 +14,7 @@ from typing import Any
 import duckdb
 
 from ..core.coverage import Coverage
-from ..core.hashing import canonical_json, stable_hash, to_jsonable
+from ..core.hashing import to_jsonable
 from ..core.model import Chunk, Document, Unit, UnitChange, UnitChangeTarget
 from ..core.routing import Rejection
 from ..core.units import unit_paths, units_fingerprint, walk_units  # noqa: F401 (re-exported)

@@ -249,7 +249,7 @@ class Store:
             fresh = self.path.with_name(self.path.name + ".compacting")
             fresh.unlink(missing_ok=True)
             if con.execute("SELECT count(*) FROM duckdb_indexes() WHERE sql ILIKE '%USING HNSW%'").fetchone()[0]:
-                from ..retrieval.extensions import load_extension
+                from .extensions import load_extension
 
                 load_extension(con, "vss")
                 con.execute("SET hnsw_enable_experimental_persistence = true")

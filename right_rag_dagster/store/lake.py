@@ -27,7 +27,7 @@ class StoreConflictError(StoreError):
 
 def connect(settings: LakeSettings, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB with the lake attached and in use (extensions loaded from their packages)."""
-    from ..retrieval.extensions import load_extension
+    from .extensions import load_extension
 
     con = duckdb.connect()
     try:

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from datetime import datetime
+from typing import Any
 
 import duckdb
 
+from ..core.steps import StepEvent
 from .batch import insert_rows
 from .db import utcnow
 from .sql import execute
-
-if TYPE_CHECKING:
-    from ..pipeline.indexer import StepEvent
 
 
 def event_rows(events: Sequence[StepEvent], run_id: str, started_at: datetime | None = None) -> list[list[Any]]:
@@ -60,7 +58,7 @@ def walk(con: duckdb.DuckDBPyConnection, identifier: str) -> dict[str, Any]:
             result["unit"] = {"unit_id": unit[0], "section_path": json.loads(unit[1]),
                               "key_path": json.loads(unit[2]), "unit_type": unit[3], "span": [unit[4], unit[5]],
                               "pages": [unit[6], unit[7]], "parser": unit[8], "parser_version": unit[9],
-                              "history": [c["change_type"] for c in json.loads(unit[10] or "[]")]}
+                              "history": _history(con, unit_id, document_id, unit[10])}
     if document_id is None:
         return result
     doc = _one(con, "SELECT document_id, partition_key, path, content_hash, size_bytes, page_count, loader, "
@@ -78,6 +76,17 @@ def walk(con: duckdb.DuckDBPyConnection, identifier: str) -> dict[str, Any]:
     result["runs"] = [dict(zip(("asset", "run_id", "code_version", "data_version", "input_hashes", "status",
                                 "ended_at"), (*r[:4], json.loads(r[4] or "{}"), r[5], str(r[6])))) for r in runs]
     return result
+
+
+def _history(con: duckdb.DuckDBPyConnection, unit_id: str, document_id: str | None, stored: str | None) -> list[str]:
+    """The unit's change types; a unit new in its last parse stores none (NULL) and is rebuilt to derive them."""
+    if stored is not None:
+        return [c["change_type"] for c in json.loads(stored)]
+    from ..core.units import walk_units
+    from .content import read_units
+
+    found = next((u for u in walk_units(read_units(con, document_id)) if u.id == unit_id), None) if document_id else None
+    return [c.change_type for c in found.changes] if found else []
 
 
 def _one(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> tuple | None:

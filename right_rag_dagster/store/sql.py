@@ -9,7 +9,6 @@ parameters and DataFrames, which DuckDB reads faster than it parses text.
 from __future__ import annotations
 
 import datetime as dt
-import math
 from collections.abc import Sequence
 from typing import Any
 

@@ -65,6 +65,20 @@ def test_lineage_of_a_chunk_and_unknown_id(indexed, capsys):
     assert "nothing with id" in capsys.readouterr().err
 
 
+def test_lineage_of_a_unit_never_re_parsed_shows_its_add_history(indexed, capsys):
+    """The first parse stores no history (it is what the unit's state implies): lineage rebuilds it, not []."""
+    from right_rag_dagster.project import Project
+    from right_rag_dagster.store import Store
+
+    project, _ = indexed
+    with Store(Project.load(project).store_path).read() as con:
+        (unit_id,) = con.execute("SELECT unit_id FROM units WHERE changes IS NULL ORDER BY unit_id LIMIT 1").fetchone()
+    assert main(["--project", str(project), "lineage", unit_id, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["unit"]["history"] == ["AddUnit"]
+    assert main(["--project", str(project), "lineage", unit_id]) == 0
+    assert "AddUnit" in capsys.readouterr().out
+
+
 def test_lineage_shows_paths_relative_to_the_project_after_it_moves(indexed, capsys):
     project, _ = indexed
     moved = project.rename(project.parent / "moved")

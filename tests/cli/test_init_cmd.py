@@ -16,7 +16,11 @@ from right_rag_dagster.core.registry import build_registry
 from right_rag_dagster.core.units import walk_units
 from right_rag_dagster.errors import ConfigError
 from right_rag_dagster.evaluation.questions import load_questions
-from right_rag_dagster.pipeline.steps import chunk_units, document_coverage, parse_document
+from right_rag_dagster.pipeline.steps import (
+    chunk_units,
+    document_coverage,
+    parse_document,
+)
 from right_rag_dagster.project import Project
 
 KINDS = ("document_loaders", "unit_parsers", "chunk_parsers", "unit_savers", "chunk_savers", "retrievers")

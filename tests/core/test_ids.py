@@ -7,7 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from right_rag_dagster.core.ids import chunk_id_for, document_id_for_path, partition_key_for, unit_id_for_path
+from right_rag_dagster.core.ids import (
+    chunk_id_for,
+    document_id_for_path,
+    partition_key_for,
+    unit_id_for_path,
+)
 from right_rag_dagster.core.registry import build_registry
 from right_rag_dagster.core.units import walk_units
 from right_rag_dagster.pipeline.steps import chunk_units, load_document, parse_document

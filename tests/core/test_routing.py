@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from right_rag_dagster.core.interfaces import UnitParser
 from right_rag_dagster.core.model import Document, ParsedUnit
-from right_rag_dagster.core.routing import AMBIGUOUS, FAILED, UNSUPPORTED, route_document
+from right_rag_dagster.core.routing import (
+    AMBIGUOUS,
+    FAILED,
+    UNSUPPORTED,
+    route_document,
+)
 
 
 class Accepts(UnitParser):

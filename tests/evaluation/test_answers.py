@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from right_rag_dagster.evaluation.answers import CitedSpan, citations_in_hits, quotes_evidence
+from right_rag_dagster.evaluation.answers import (
+    CitedSpan,
+    citations_in_hits,
+    quotes_evidence,
+)
 from right_rag_dagster.evaluation.searching import to_retrieved
 from right_rag_dagster.rag import query
 from right_rag_dagster.store import Store

@@ -12,8 +12,15 @@ from right_rag_dagster.core.model import Document
 from right_rag_dagster.core.registry import build_registry
 from right_rag_dagster.errors import ConfigError
 from right_rag_dagster.evaluation.baselines import (
-    FixedCharsChunker, FixedWordsChunker, HeadingChunker, PageChunker, ParagraphChunker, RecursiveChunker,
-    SentenceChunker, baselines_by_name, default_baselines,
+    FixedCharsChunker,
+    FixedWordsChunker,
+    HeadingChunker,
+    PageChunker,
+    ParagraphChunker,
+    RecursiveChunker,
+    SentenceChunker,
+    baselines_by_name,
+    default_baselines,
 )
 from right_rag_dagster.evaluation.baselines.packing import pack, windows
 

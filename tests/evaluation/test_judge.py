@@ -5,7 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from right_rag_dagster.builtins.document_loaders.default import DefaultDocumentLoader
-from right_rag_dagster.evaluation.judge import RetrievedChunk, pattern_matches, resolve_question
+from right_rag_dagster.evaluation.judge import (
+    RetrievedChunk,
+    pattern_matches,
+    resolve_question,
+)
 from right_rag_dagster.evaluation.questions import Evidence, Question
 from right_rag_dagster.evaluation.spans import CollapsedText
 

@@ -6,7 +6,11 @@ import pytest
 
 from right_rag_dagster.evaluation.judge import RetrievedChunk, resolve_question
 from right_rag_dagster.evaluation.questions import Evidence, Question
-from right_rag_dagster.evaluation.report import EvaluationReport, QuestionOutcome, RunResult
+from right_rag_dagster.evaluation.report import (
+    EvaluationReport,
+    QuestionOutcome,
+    RunResult,
+)
 from right_rag_dagster.evaluation.spans import CollapsedText
 
 TEXT = "alpha beta gamma. " * 5 + "delta epsilon zeta. " * 5

@@ -5,7 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from right_rag_dagster.builtins.document_loaders.default import DefaultDocumentLoader
-from right_rag_dagster.evaluation.spans import CollapsedText, collapse_whitespace, covered_chars, half_covered
+from right_rag_dagster.evaluation.spans import (
+    CollapsedText,
+    collapse_whitespace,
+    covered_chars,
+    half_covered,
+)
 
 
 def test_quote_with_collapsed_whitespace_maps_to_original_span() -> None:

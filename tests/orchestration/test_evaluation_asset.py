@@ -18,7 +18,11 @@ from dagster_graphql.test.utils import execute_dagster_graphql
 from right_rag_dagster.orchestration.definitions import build_definitions
 from right_rag_dagster.orchestration.defs.evaluation import AUTOMATION_SENSOR
 from right_rag_dagster.orchestration.local import run_local
-from right_rag_dagster.orchestration.names import DOCUMENT_JOB, EVALUATION_KEY, REFRESH_JOB
+from right_rag_dagster.orchestration.names import (
+    DOCUMENT_JOB,
+    EVALUATION_KEY,
+    REFRESH_JOB,
+)
 from right_rag_dagster.pipeline.indexer import Indexer
 from right_rag_dagster.pipeline.runner import known_files, plan_index
 from right_rag_dagster.pipeline.scan import scan_documents

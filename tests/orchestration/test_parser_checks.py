@@ -9,7 +9,10 @@ import dagster as dg
 import pytest
 
 from right_rag_dagster.orchestration.definitions import build_definitions
-from right_rag_dagster.orchestration.defs.parsers import SYNC_CHECK, parser_versions_sensor
+from right_rag_dagster.orchestration.defs.parsers import (
+    SYNC_CHECK,
+    parser_versions_sensor,
+)
 from right_rag_dagster.orchestration.names import units_key
 from right_rag_dagster.orchestration.resources import RightRagProject
 from right_rag_dagster.project import Project

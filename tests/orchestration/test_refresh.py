@@ -6,13 +6,25 @@ from __future__ import annotations
 import dagster as dg
 import pytest
 
-from right_rag_dagster.orchestration.defs.automation import refresh_indexes_after_documents
 from right_rag_dagster.orchestration.definitions import build_definitions
+from right_rag_dagster.orchestration.defs.automation import (
+    refresh_indexes_after_documents,
+)
 from right_rag_dagster.orchestration.local import run_local
-from right_rag_dagster.orchestration.names import AUDIT_REPORT_KEY, owned_partitions, search_index_key, units_key
+from right_rag_dagster.orchestration.names import (
+    AUDIT_REPORT_KEY,
+    owned_partitions,
+    search_index_key,
+    units_key,
+)
 from right_rag_dagster.orchestration.resources import RightRagProject
 from right_rag_dagster.pipeline.indexer import Indexer
-from right_rag_dagster.pipeline.runner import known_files, mark_refresh, plan_index, refresh_pending
+from right_rag_dagster.pipeline.runner import (
+    known_files,
+    mark_refresh,
+    plan_index,
+    refresh_pending,
+)
 from right_rag_dagster.pipeline.scan import scan_documents
 from right_rag_dagster.project import Project
 from right_rag_dagster.retrieval import search

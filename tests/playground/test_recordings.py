@@ -11,7 +11,12 @@ import pytest
 
 from right_rag_dagster.playground import fingerprint as fp
 from right_rag_dagster.playground.record import record
-from right_rag_dagster.playground.recordings import PACKAGED, Recording, metrics_key, recording_path
+from right_rag_dagster.playground.recordings import (
+    PACKAGED,
+    Recording,
+    metrics_key,
+    recording_path,
+)
 from right_rag_dagster.project import Project
 from right_rag_dagster.rag.flows import FLOWS, AdaptiveFlow
 from tests.playground.conftest import QUESTIONS, make_project
@@ -84,7 +89,8 @@ def test_the_recording_shows_hybrid_details_loops_and_baselines(recording: Recor
     runs = recording.data["runs"].values()
     hybrid = [h for run in runs if run["settings"]["retriever"] == "hybrid"
               for step in run["trace"]["steps"] for h in step["outputs"].get("hits", [])]
-    assert hybrid and all(set(h["details"]) <= {"bm25", "dense"} and h["details"] for h in hybrid)
+    assert hybrid and all(set(h["details"]) <= {"bm25", "dense", "named"} and set(h["details"]) & {"bm25", "dense"}
+                          for h in hybrid)
     assert any([s["step"] for s in run["trace"]["steps"]].count("retrieve") > 1 for run in runs)
     assert {c["chunker"] for c in recording.data["configs"]} >= {"domain", "baseline:fixed-chars-500"}
     assert recording.metrics("domain", "hybrid")["metrics"]["mrr@10"] > recording.metrics(

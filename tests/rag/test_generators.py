@@ -7,8 +7,16 @@ from collections.abc import Iterator
 import pytest
 
 from right_rag_dagster.errors import ConfigError
-from right_rag_dagster.rag import (NOT_FOUND, ExtractiveGenerator, FunctionLLM, LLMGenerator, OllamaLLM,
-                                   OpenAICompatibleLLM, make_generator, query)
+from right_rag_dagster.rag import (
+    NOT_FOUND,
+    ExtractiveGenerator,
+    FunctionLLM,
+    LLMGenerator,
+    OllamaLLM,
+    OpenAICompatibleLLM,
+    make_generator,
+    query,
+)
 from right_rag_dagster.rag.prompts import SYSTEM, build_messages, cited_numbers
 from right_rag_dagster.retrieval import ServiceError, search
 from right_rag_dagster.store import Store

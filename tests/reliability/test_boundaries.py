@@ -10,7 +10,15 @@ import shutil
 import pytest
 
 from ..rag.llm_server import running_server
-from .harness import CORPUS, chunk_counts, clone, environment, rejections, right_rag, rows
+from .harness import (
+    CORPUS,
+    chunk_counts,
+    clone,
+    environment,
+    rejections,
+    right_rag,
+    rows,
+)
 
 
 @pytest.fixture(scope="module")

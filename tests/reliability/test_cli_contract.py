@@ -9,7 +9,15 @@ import sys
 
 import pytest
 
-from .harness import COMMAND, assert_clean_failure, chunk_counts, clone, environment, right_rag, rows
+from .harness import (
+    COMMAND,
+    assert_clean_failure,
+    chunk_counts,
+    clone,
+    environment,
+    right_rag,
+    rows,
+)
 
 SQL = "1GB'; DROP TABLE documents; --"
 

@@ -10,6 +10,7 @@ sequences, a newline, unicode, spaces, commas and brackets, and two identical fi
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -48,6 +49,7 @@ GOOD_NAMES = {  # indexed: a real licence under a hostile name
     DEEP: "GPL-3.0.txt",
     "copies/a/Apache-2.0.txt": "Apache-2.0.txt",  # identical files: two documents
     "copies/b/Apache-2.0.txt": "Apache-2.0.txt",
+    "n" * 240 + ".txt": "GPL-3.0.txt",  # a name near the file system's limit
 }
 BAD = {  # rejected: what the file is, and words of the reason
     "empty.txt": (b"", "file is empty"),
@@ -85,6 +87,9 @@ def hostile(indexed_licences, tmp_path_factory) -> tuple[Path, dict[str, int], D
             (docs / name).write_bytes(data)
     zip_without_document(docs / "archive.docx")
     bomb_docx(docs / "bomb.docx", expanded_mb=120)
+    os.mkfifo(docs / "pipe.txt")  # reading it would wait forever
+    os.symlink(docs / "gone.txt", docs / "dangling.txt")
+    (docs / ".hidden.txt").write_bytes(b"\x00" * 10)
     return project, before, right_rag(project, "index")
 
 
@@ -163,3 +168,11 @@ def test_a_missing_documents_folder_is_one_line_not_a_traceback(tmp_path):
     assert done.code == 2
     assert_clean_failure(done)
     assert "nowhere" in done.err and "does not exist" in done.err
+
+
+def test_a_fifo_a_dangling_link_and_hidden_files_never_hang_the_scan(hostile):
+    project, _, done = hostile
+    skipped = done.out.split("skipped (not indexed):", 1)[1]
+    assert "  dangling.txt: cannot be read: No such file or directory" in skipped, done.out
+    known = {doc for (doc,) in rows(project, "SELECT document_id FROM files")}
+    assert not known & {"pipe.txt", "dangling.txt", ".hidden.txt"}

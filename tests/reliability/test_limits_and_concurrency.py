@@ -27,7 +27,7 @@ from .harness import (
 )
 from .plugins import RUNAWAY
 
-SECONDS = 25  # document_seconds: long enough for the commands below to run while the parser hangs
+SECONDS = 12  # document_seconds: long enough for the commands below to run while the parser hangs
 MEMORY_MB = 400
 QUERY_SECONDS = 30.0
 """A cold ``right-rag query`` takes 1-2 s; on a loaded 2-core machine give it room, but not the 120 s a locked

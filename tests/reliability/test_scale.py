@@ -19,6 +19,7 @@ from .harness import (
     CORPUS,
     REPO,
     SHARED_CORPUS,
+    Running,
     chunk_counts,
     consistency_problems,
     copy_documents,
@@ -115,21 +116,36 @@ def test_a_100_mb_text_file_completes_and_never_blocks_the_other_files(tmp_path)
 
 
 @pytest.mark.slow
-def test_a_100_mb_document_of_90_000_units_is_indexed_whole(tmp_path):
-    """The write path at its largest: one document's text, units and chunks (~300 MB) in the store."""
+def test_a_100_mb_document_of_90_000_units_is_indexed_whole_while_queries_answer(tmp_path):
+    """The write path at its largest: one document's text, units and chunks (~300 MB) written to a store that
+    already serves a licence, with ``right-rag query`` asked every few seconds meanwhile."""
     project = tmp_path / "flat"
     docs = project / "data" / "documents"
     copy_documents(["GPL-3.0.txt"], docs)
-    hundred_mb_text(docs / "export.txt")
     write_spec(project, "unit_parsers", "stanzas.py", STANZAS)
     write_toml(project, '[right-rag]\n\n[right-rag.pipeline]\nunit_parsers = ["stanzas"]\nchunk_parsers = ["default"]'
                         '\n\n[right-rag.checks]\nsmoke_test = true\n')
-    done = right_rag(project, "index", timeout=1200)
+    assert right_rag(project, "index").code == 0
+    hundred_mb_text(docs / "export.txt")
+    running = Running(project, ["index"])
+    queries = []
+    try:
+        while running.alive():
+            queries.append(right_rag(project, "query", "What is a covered work?", "--filter",
+                                     "document=GPL-3.0.txt", timeout=300))
+            time.sleep(2)
+        done = running.finish(timeout=1200)
+    finally:
+        running.stop()
     assert done.code == 0, done
     assert chunk_counts(project)["export.txt"] > 100_000
     assert rows(project, "SELECT length(text) > 100 * 1024 * 1024 FROM documents WHERE document_id = 'export.txt'"
                 ) == [(True,)]
     assert consistency_problems(project) == []
+    slowest = max(q.seconds for q in queries)
+    print(f"{len(queries)} queries during the index, slowest {slowest:.1f}s")
+    assert all(q.code == 0 and "[1] GPL-3.0.txt" in q.out for q in queries), [str(q) for q in queries if q.code]
+    assert slowest < 60, [round(q.seconds, 1) for q in queries]
 
 
 def test_units_of_a_flat_document_are_built_in_linear_time():

@@ -10,8 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from right_rag_dagster.retrieval import (EmbedderMismatchError, FunctionEmbedder, HashingEmbedder, IndexMissingError,
-                                         LocalModelEmbedder, build_search_index, search)
+from right_rag_dagster.retrieval import (
+    EmbedderMismatchError,
+    FunctionEmbedder,
+    HashingEmbedder,
+    IndexMissingError,
+    LocalModelEmbedder,
+    build_search_index,
+    search,
+)
 from right_rag_dagster.retrieval.fusion import RRF_K
 from right_rag_dagster.retrieval.indexed_text import indexed_text
 from right_rag_dagster.store import Store

@@ -8,9 +8,18 @@ import numpy as np
 import pytest
 
 from right_rag_dagster.errors import ConfigError
-from right_rag_dagster.retrieval import (EmbedderMismatchError, FunctionEmbedder, HashingEmbedder, LocalModelEmbedder,
-                                         OllamaEmbedder, OpenAIEmbedder, ServiceError, build_search_index, make_embedder,
-                                         search)
+from right_rag_dagster.retrieval import (
+    EmbedderMismatchError,
+    FunctionEmbedder,
+    HashingEmbedder,
+    LocalModelEmbedder,
+    OllamaEmbedder,
+    OpenAIEmbedder,
+    ServiceError,
+    build_search_index,
+    make_embedder,
+    search,
+)
 from right_rag_dagster.retrieval.embedders import embedder_for_identity
 from right_rag_dagster.store import Store
 from tests.rag.llm_server import embedding, running_server

@@ -7,8 +7,8 @@ import pytest
 
 from right_rag_dagster.retrieval.bm25_index import FTS_OPTIONS
 from right_rag_dagster.retrieval.bm25_search import stem_tokens
-from right_rag_dagster.retrieval.extensions import load_extension
 from right_rag_dagster.retrieval.tokenize import token_text, tokenize
+from right_rag_dagster.store.extensions import load_extension
 
 
 def test_english_identifiers_and_section_numbers_stay_whole() -> None:

@@ -5,7 +5,13 @@ from __future__ import annotations
 from ...errors import ConfigError
 from .base import PREFIX, BaselineChunker, code_version, make_chunks
 from .fixed_size import FixedCharsChunker, FixedWordsChunker, RecursiveChunker
-from .structure import HeadingChunker, PageChunker, ParagraphChunker, PieceChunker, SentenceChunker
+from .structure import (
+    HeadingChunker,
+    PageChunker,
+    ParagraphChunker,
+    PieceChunker,
+    SentenceChunker,
+)
 
 
 def default_baselines() -> list[BaselineChunker]:

@@ -18,7 +18,13 @@ from ...pipeline.scan import Scan, scan_folder
 from ...pipeline.watch import FolderChanges, folder_changes
 from ...project import Project
 from ...store import Store
-from ..names import AUDIT_REPORT_KEY, DOCUMENT_JOB, DOCUMENTS_PARTITIONS, REFRESH_JOB, search_index_key
+from ..names import (
+    AUDIT_REPORT_KEY,
+    DOCUMENT_JOB,
+    DOCUMENTS_PARTITIONS,
+    REFRESH_JOB,
+    search_index_key,
+)
 from ..recovery import recover_dead_runs
 from ..resources import RightRagProject
 from .jobs import index_documents_job, refresh_indexes_job

@@ -19,11 +19,18 @@ from typing import Any
 
 import dagster as dg
 
-from ...pipeline.indexer import COVERAGE_VERSION, StepEvent, chunks_asset, units_asset
-from ...pipeline.runner import known_files, mark_refresh, process_documents, record_plugin_errors, remove_gone
+from ...core.steps import COVERAGE_VERSION, StepEvent, chunks_asset, units_asset
+from ...pipeline.runner import (
+    known_files,
+    mark_refresh,
+    process_documents,
+    record_plugin_errors,
+    remove_gone,
+)
 from ...pipeline.scan import DocumentFile, scan_documents
 from ...project import Project
 from ...store.db import utcnow
+from ..materializations import BACKFILL_TAG, confirmations, staged_materializations
 from ..names import (
     AUDIT_REPORT_KEY,
     COVERAGE_KEY,
@@ -35,7 +42,6 @@ from ..names import (
     search_index_key,
     units_key,
 )
-from ..materializations import BACKFILL_TAG, confirmations, staged_materializations
 from ..owners import OwnedPartitions, stored_owners
 from ..resources import RightRagProject
 from .reports import audit_check_specs, audit_report_spec, materialize_audit_report

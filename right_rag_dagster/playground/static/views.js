@@ -14,11 +14,12 @@ function table(obj, skip = []) {
 }
 
 function ranking(details) {
-  // hybrid: each ranking's rank and score; bm25/dense alone: nothing more than the score
+  // hybrid: each ranking's rank and score; "named": the document the question names; bm25/dense alone: nothing
   if (!details || !Object.keys(details).length) return "";
-  return Object.entries(details).map(([name, d]) =>
-    typeof d === "object" && d !== null && "rank" in d ? `${name} #${d.rank} (${num(d.score, 3)})` : `${name} ${num(d, 3)}`,
-  ).join(" · ");
+  return Object.entries(details).map(([name, d]) => {
+    if (typeof d === "object" && d !== null && "rank" in d) return `${name} #${d.rank} (${num(d.score, 3)})`;
+    return typeof d === "number" ? `${name} ${num(d, 3)}` : `${name}: ${d}`;
+  }).join(" · ");
 }
 
 export function chunkTable(hits, run) {

@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from ..errors import ConfigError
+from .errors import ConfigError
 
 
 def default_workers() -> int:

@@ -68,3 +68,34 @@ def test_sensor_tick_partitions_and_run_are_stored_in_postgres(project_dir: Path
         chunked = con.execute("SELECT count(DISTINCT document_id) FROM chunks").fetchone()[0]
         runs = {r[0] for r in con.execute("SELECT DISTINCT run_id FROM materializations").fetchall()}
     assert chunked == 3 and run.run_id in runs
+
+
+def test_materialize_all_backfill_on_postgres_indexes_into_the_lake(project_dir: Path, postgres_instance,
+                                                                    local_postgres, tmp_path: Path) -> None:
+    """The UI's "Materialize all" backfill, ticked by the real backfill daemon, with Dagster's storage in
+    PostgreSQL and the store a DuckLake: runs succeed, the backfill completes, search index and report included."""
+    from dagster._core.execution.backfill import BulkActionStatus
+
+    from right_rag_dagster.orchestration.local import sync_partitions
+    from right_rag_dagster.orchestration.names import AUDIT_REPORT_KEY, search_index_key
+    from right_rag_dagster.retrieval import search
+
+    from .test_backfill_ui import DOCUMENTS, launch_backfill, materializations, run_backfill_daemon
+
+    instance = postgres_instance
+    with open(project_dir / "right_rag.toml", "a", encoding="utf-8") as config:
+        config.write(lake_section(local_postgres, tmp_path / "lake-data"))
+    sync_partitions(instance, DOCUMENTS)
+    with workspace(project_dir, instance) as context:
+        all_keys = sorted(context.create_request_context().asset_graph.get_all_asset_keys())
+        backfill_id = launch_backfill(context, all_keys, DOCUMENTS)
+        backfill, runs = run_backfill_daemon(context, backfill_id)
+    assert runs and all(r.status == dg.DagsterRunStatus.SUCCESS for r in runs), [(r.run_id, r.status) for r in runs]
+    assert backfill.status == BulkActionStatus.COMPLETED_SUCCESS
+    new = materializations(instance, [r.run_id for r in runs])
+    assert {("raw_text", k) for k in DOCUMENTS} <= new
+    assert (search_index_key("default").to_user_string(), None) in new
+    assert (AUDIT_REPORT_KEY.to_user_string(), None) in new
+    store = Store.for_project(Project.load(project_dir))
+    hits = search(store, "Corresponding Source conveying object code", chunker="default", k=3)
+    assert hits and hits[0].document_id in {"GPL-3.0.txt", "LGPL-3.0.txt"}

@@ -26,7 +26,7 @@ import duckdb
 from ..errors import ConfigError, SchemaVersionError, StoreError, StoreMemoryError
 from . import lake as ducklake
 from .lake import StoreConflictError
-from .settings import LakeSettings
+from .settings import LakeSettings, mask_secrets
 from .migrations import SCHEMA_VERSION, load_migrations
 from .sql import execute, literal
 
@@ -127,7 +127,8 @@ class Store:
                 return con
             except duckdb.Error as exc:
                 if self.lake:
-                    raise StoreError(f"cannot open the store's DuckLake ({self.lake.describe()}): {exc}") from exc
+                    raise StoreError(f"cannot open the store's DuckLake ({self.lake.describe()}): "
+                                     f"{mask_secrets(str(exc))}") from None
                 if not _is_lock_error(exc) or time.monotonic() > deadline:
                     if _is_lock_error(exc):
                         raise StoreError(f"{self.path} stayed locked by another process for "
@@ -185,7 +186,11 @@ class Store:
         attaching the catalog cost ~0.5 s, so they are done once and each transaction gets its own cursor."""
         with self._lake_lock:
             if self._lake_db is None:
-                self._lake_db = ducklake.connect(self.lake)
+                try:
+                    self._lake_db = ducklake.connect(self.lake)
+                except duckdb.Error as exc:
+                    raise StoreError(f"cannot open the store's DuckLake ({self.lake.describe()}): "
+                                     f"{mask_secrets(str(exc))}") from None
             cursor = self._lake_db.cursor()
         cursor.execute(f"USE {ducklake.LAKE_NAME}")
         return cursor

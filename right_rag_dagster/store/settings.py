@@ -38,7 +38,12 @@ class LakeSettings:
 
     def describe(self) -> str:
         """The catalog without a password (for messages)."""
-        return re.sub(r"password=\S+", "password=***", self.catalog)
+        return mask_secrets(self.catalog)
+
+
+def mask_secrets(text: str) -> str:
+    """``text`` with libpq passwords replaced by *** (DuckDB's connection errors quote the whole string)."""
+    return re.sub(r"password=[^\s\"']+", "password=***", text)
 
 
 def lake_settings(section: dict, root: str, config_path: str) -> LakeSettings | None:

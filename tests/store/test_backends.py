@@ -105,3 +105,15 @@ def test_a_lake_without_catalog_is_a_configuration_error(tmp_path: Path, monkeyp
         Project.load(root)
     monkeypatch.setenv("RIGHT_RAG_STORE_CATALOG", "postgres:dbname=rag host=db")
     assert Project.load(root).lake.catalog == "postgres:dbname=rag host=db"
+
+
+def test_an_unreachable_catalog_is_a_store_error_naming_it(tmp_path: Path) -> None:
+    from right_rag_dagster.errors import StoreError
+    from right_rag_dagster.store.local_postgres import free_port
+    from right_rag_dagster.store.settings import LakeSettings
+
+    catalog = f"postgres:dbname=rag host=127.0.0.1 port={free_port()} user=rag password=secret"
+    store = Store(tmp_path / "unused.duckdb", lake=LakeSettings(catalog, str(tmp_path / "data") + "/"))
+    with pytest.raises(StoreError, match="cannot open the store's DuckLake") as raised:
+        store.exists()
+    assert "password=***" in str(raised.value) and "secret" not in str(raised.value)

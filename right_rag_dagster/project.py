@@ -13,13 +13,14 @@ from .config import PipelineConfig
 from .core.registry import Registry, build_registry
 from .errors import ConfigError
 from .limits import Limits
+from .store.settings import LakeSettings, lake_settings
 
 CONFIG_FILE = "right_rag.toml"
 SECTION = "right-rag"
 _PATH_KEYS = {"documents_dir": "data/documents", "spec_dir": "spec", "output_dir": "output",
               "store_path": ".right-rag/right_rag.duckdb", "dagster_home": ".dagster",
               "questions_file": "eval/questions.jsonl"}
-_TABLES = {"pipeline", "checks", "retrieval", "limits"}
+_TABLES = {"pipeline", "checks", "retrieval", "limits", "store"}
 _FLAGS = {"allow_outside_links": False}
 _PIPELINE_KEYS = {"document_loaders", "unit_parsers", "chunk_parsers", "unit_savers", "chunk_savers",
                   "fallback_unit_parser"}
@@ -42,6 +43,8 @@ class Project:
     retrieval: dict[str, Any] = field(default_factory=dict)
     limits: Limits = field(default_factory=lambda: Limits().resolved())
     allow_outside_links: bool = False  # index files reached through symbolic links that leave documents_dir
+    lake: LakeSettings | None = None
+    """``[right-rag.store] backend = "ducklake"``: the store is that DuckLake, not the file at ``store_path``."""
 
     @classmethod
     def load(cls, root: str | Path | None = None) -> Project:
@@ -89,6 +92,7 @@ class Project:
             retrieval=dict(settings.get("retrieval", {})),
             limits=Limits.from_settings(dict(settings.get("limits", {})), str(config_path)),
             allow_outside_links=bool(settings.get("allow_outside_links", False)),
+            lake=lake_settings(dict(settings.get("store", {})), str(base), str(config_path)),
             **paths,
         )
 

@@ -28,3 +28,16 @@ def write_plugin() -> Callable[[Path, str, str, str], Path]:
         return path
 
     return write
+
+
+@pytest.fixture(scope="session")
+def local_postgres():
+    """A real PostgreSQL server for the session: initdb into a temporary folder, started on a free port on
+    127.0.0.1, stopped and deleted at the end (``store.local_postgres``; as root it runs as ``postgres``)."""
+    from right_rag_dagster.store.local_postgres import start_local_postgres
+
+    server = start_local_postgres()
+    try:
+        yield server
+    finally:
+        server.stop()

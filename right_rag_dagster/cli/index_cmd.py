@@ -50,7 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     project = Project.load(args.project)
-    store = Store(project.store_path)
+    store = Store.for_project(project)
     lock = IndexLock(store.path)
 
     def waiting(holder: dict) -> None:

@@ -25,7 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     project = Project.load(args.project)
-    with Store(project.store_path).read() as con:
+    with Store.for_project(project).read() as con:
         result = walk(con, args.id)
     if "document" not in result and "rejection" not in result:
         raise RightRagError(f"nothing with id {args.id!r} in {project.store_path}; use a chunk id (see "

@@ -73,7 +73,7 @@ def warn_about_plugin_errors(project) -> None:  # noqa: ANN001 (Project, importe
     from ..store.content import read_plugin_errors
     from ..terminal import safe
 
-    store = Store(project.store_path)
+    store = Store.for_project(project)
     if not store.exists():
         return
     with store.read() as con:

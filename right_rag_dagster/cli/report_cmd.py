@@ -22,7 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     project = Project.load(args.project)
-    with Store(project.store_path).read() as con:
+    with Store.for_project(project).read() as con:
         report = build_audit_report(con, project.pipeline.fallback_unit_parser_name)
     print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) if args.json else safe_text(report.to_text()))
     return 0

@@ -84,7 +84,7 @@ class Searcher:
                  flow: str | None, embedder: Embedder | None, identity: str | None = None) -> None:
         self.settings = settings_of(project)
         self.identity = identity or self.settings.identity
-        self.project = replace(project, store_path=workspace.store.path)  # the same settings, the other store
+        self.project = replace(project, store_path=workspace.store.path, lake=None)  # the other store (a file)
         self.store = workspace.store
         self.chunker, self.retriever, self.flow = chunker, retriever, flow
         self.embedder = embedder if retriever in NEEDS_EMBEDDER or retriever not in BUILTIN_RETRIEVERS else None

@@ -47,7 +47,7 @@ class RightRagProject(dg.ConfigurableResource):
         return self._project if self._project is not None else self._load()
 
     def get_store(self) -> Store:
-        return Store(self.get_project().store_path)
+        return Store.for_project(self.get_project())
 
     def get_indexer(self) -> Indexer:
         if self._project is None:

@@ -33,7 +33,7 @@ def pipeline(config: PipelineConfig | None = None, project_dir: str | Path | Non
             output_dir=(root / config.output_folder).resolve(),
             pipeline=config,
         )
-    store = Store(project.store_path)
+    store = Store.for_project(project)
     indexer = Indexer(project)
     files, plan = scan_and_plan(indexer, store, project.documents_dir)
     run_id = f"pipeline-{uuid.uuid4()}"

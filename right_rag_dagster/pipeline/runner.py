@@ -15,6 +15,7 @@ import duckdb
 
 from ..core.steps import DOCUMENT, STALE, WARNING, StepEvent
 from ..errors import StoreMemoryError
+from ..store.lake import StoreConflictError
 from ..store import Store, content
 from ..store.batch import WriteBatch, run_deferred
 from ..store.catalog import done_marks, scanned_files, step_updated_at, stored_documents
@@ -136,13 +137,18 @@ def _plan(indexer: Indexer, con: duckdb.DuckDBPyConnection, files: Sequence[Docu
 
 
 def process_documents(indexer: Indexer, store: Store, files: Sequence[DocumentFile], run_id: str,
-                      on_document: Callable[[DocumentFile], None] | None = None) -> Iterator[list[StepEvent]]:
+                      on_document: Callable[[DocumentFile], None] | None = None, mark_pending: bool = True
+                      ) -> Iterator[list[StepEvent]]:
     """Bring ``files`` up to date; yields each write batch's events after its commit.
 
     Jobs are planned from the store a group at a time and computed by the worker processes (``workers``);
     outcomes are written in short transactions of at most ``batch_mb`` of text, so memory does not grow with
     the corpus. A document that fails keeps its last good version (see ``indexer``); one whose outcome cannot
-    be written is redone alone and recorded as failed, so one bad file never stops the others.
+    be written is redone alone and recorded as failed, so one bad file never stops the others. On a DuckLake
+    several processes can run this at once on disjoint ``files`` (``shards``); a batch whose commit loses to
+    another writer's is written again. Without ``mark_pending`` the batches leave the refresh mark alone (a
+    shard writer sets it once: on a DuckLake, replacing that one row in every batch makes concurrent writers'
+    commits conflict).
     """
     if not files:
         return
@@ -182,11 +188,11 @@ def process_documents(indexer: Indexer, store: Store, files: Sequence[DocumentFi
             full = size >= limit or len(pending) >= BATCH_DOCUMENTS
             if full or (seen >= sample and time.monotonic() - since >= BATCH_SECONDS):
                 faults.check()
-                yield _commit(indexer, store, pending, run_id, live, on_document)
+                yield _commit(indexer, store, pending, run_id, live, on_document, mark_pending)
                 pending, size = [], 0
         if pending:
             faults.check()
-            yield _commit(indexer, store, pending, run_id, live, on_document)
+            yield _commit(indexer, store, pending, run_id, live, on_document, mark_pending)
     store.checkpoint(min_wal_bytes=CHECKPOINT_MIN_WAL_BYTES)
 
 
@@ -202,10 +208,12 @@ def _merged(outcomes: Iterator[DocumentOutcome], direct: deque[tuple[DocumentJob
 
 
 def _commit(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, DocumentOutcome]], run_id: str,
-            live: frozenset[str], on_document: Callable[[DocumentFile], None] | None) -> list[StepEvent]:
+            live: frozenset[str], on_document: Callable[[DocumentFile], None] | None, mark_pending: bool = True
+            ) -> list[StepEvent]:
     """Write a batch of outcomes in one transaction, then run the savers and tell the listeners."""
     size = sum(outcome.size_bytes for _, outcome in items)
-    events, deferred = _write(indexer, store, items, run_id, live, WRITE_MEMORY_PER_BYTE * size // 2**20)
+    events, deferred = _write(indexer, store, items, run_id, live, WRITE_MEMORY_PER_BYTE * size // 2**20,
+                              mark_pending)
     keys = {job.file.document_id: job.file.partition_key for job, _ in items}
     for document_id, problem in run_deferred(deferred):
         logger.warning(problem)
@@ -217,9 +225,15 @@ def _commit(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, Docum
 
 
 def _write(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, DocumentOutcome]], run_id: str,
-           live: frozenset[str], memory_mb: int = 0) -> tuple[list[StepEvent], list]:
+           live: frozenset[str], memory_mb: int = 0, mark: bool = True) -> tuple[list[StepEvent], list]:
     """One transaction; on DuckDB running out of memory the batch is halved (a single document is retried
-    with a larger budget); an error applying one document redoes the batch without it, that one failed."""
+    with a larger budget); an error applying one document redoes the batch without it, that one failed; a
+    commit that lost to another writer (DuckLake) is written again from the start."""
+    return store.retry_conflicts(lambda: _write_once(indexer, store, items, run_id, live, memory_mb, mark))
+
+
+def _write_once(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, DocumentOutcome]], run_id: str,
+                live: frozenset[str], memory_mb: int, mark: bool) -> tuple[list[StepEvent], list]:
     applying: list[tuple[DocumentJob, DocumentOutcome]] = []
     try:
         with store.write(min_memory_mb=memory_mb) as con:
@@ -229,22 +243,24 @@ def _write(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, Docume
                 applying = [item]
                 events.extend(indexer.apply(con, batch, *item, run_id))
             applying = []
-            if any(e.status != STALE for e in events):
+            if mark and any(e.status != STALE for e in events):
                 batch.set_state(REFRESH, "*", content.state_row(REFRESH, "*", "pending", None))
             _update_postings(con, batch, live)
             return events, batch.flush(con)
     except StoreMemoryError:
         if len(items) > 1:
             half = len(items) // 2
-            first = _write(indexer, store, items[:half], run_id, live)
-            second = _write(indexer, store, items[half:], run_id, live)
+            first = _write(indexer, store, items[:half], run_id, live, mark=mark)
+            second = _write(indexer, store, items[half:], run_id, live, mark=mark)
             return first[0] + second[0], first[1] + second[1]
         job, outcome = items[0]
         if memory_mb < LARGE_MEMORY_MB:
-            return _write(indexer, store, items, run_id, live, memory_mb=LARGE_MEMORY_MB)
+            return _write(indexer, store, items, run_id, live, memory_mb=LARGE_MEMORY_MB, mark=mark)
         reason = (f"its {outcome.size_bytes / 2**20:.0f} MB of text, units and chunks do not fit in the store's "
                   f"memory ({memory_mb} MB) in one write")
-        return _write(indexer, store, [(job, failed(job.file, "store", "failed", reason))], run_id, live)
+        return _write(indexer, store, [(job, failed(job.file, "store", "failed", reason))], run_id, live, mark=mark)
+    except StoreConflictError:
+        raise
     except Exception as exc:
         if not applying or (applying[0][1].failure is not None and applying[0][1].failure.stage == "store"):
             raise
@@ -252,7 +268,7 @@ def _write(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, Docume
         rest = [item for item in items if item[0] is not bad_job]
         reason = f"writing it failed: {_internal_error(exc)}"
         return _write(indexer, store, [*rest, (bad_job, failed(bad_job.file, "store", "failed", reason))], run_id,
-                      live)
+                      live, mark=mark)
 
 
 def _update_postings(con: duckdb.DuckDBPyConnection, batch: WriteBatch, live: frozenset[str]) -> None:
@@ -266,9 +282,14 @@ def _update_postings(con: duckdb.DuckDBPyConnection, batch: WriteBatch, live: fr
 
 
 def live_indexes(store: Store, chunkers: Sequence[str]) -> frozenset[str]:
-    """Chunkers whose BM25 index takes postings with each document write (see ``bm25_index.prepare_live``)."""
+    """Chunkers whose BM25 index takes postings with each document write (see ``bm25_index.prepare_live``).
+
+    None on a DuckLake: postings number terms and chunks by the largest number so far, which concurrent writers
+    would each take (the lake has no keys to refuse it); the index build after the writers adds them."""
     from ..retrieval.bm25_index import needs_rebuild, prepare_live
 
+    if store.lake:
+        return frozenset()
     with store.read() as con:
         todo = [chunker for chunker in chunkers if needs_rebuild(con, chunker)]
     if not todo:

@@ -53,7 +53,7 @@ def record(project: Project, path: Path, log: Any = sys.stderr) -> Recording:
     for chunker in workspace.chunkers:
         print(f"indexing {chunker} ...", file=log, flush=True)
         build_search_index(workspace.store, chunker, embedder=embedder if chunker in own else None)
-    target = replace(project, store_path=workspace.store.path)
+    target = replace(project, store_path=workspace.store.path, lake=None)  # the evaluation store is a file
     choices = recorded_choices(own, embedder is not None)
     runs, chunks, citations = {}, {}, {}
     for choice in choices:

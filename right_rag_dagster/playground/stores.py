@@ -37,7 +37,7 @@ def store_path_for(project: Project, chunker: str) -> Path:
 def project_on(project: Project, chunker: str) -> Project:
     """The project with its store pointed at the file holding ``chunker`` (same settings and plugins)."""
     path = store_path_for(project, chunker)
-    return project if path == project.store_path else replace(project, store_path=path)
+    return project if path == project.store_path else replace(project, store_path=path, lake=None)
 
 
 def chunker_infos(project: Project) -> list[ChunkerInfo]:

@@ -91,7 +91,7 @@ def _resolve(target: Any) -> tuple[Store, RetrievalSettings, Registry | None]:
     if not _is_project(target):
         return Store(target), RetrievalSettings(), None
     settings = RetrievalSettings.from_dict(getattr(target, "retrieval", {}))
-    return Store(target.store_path), settings, retriever_registry(target)
+    return Store.for_project(target), settings, retriever_registry(target)
 
 
 def retriever_registry(project: Any) -> Registry | None:

@@ -55,11 +55,7 @@ def check_variant(variant: str) -> str:
 
 def store_names(store: Store) -> tuple[DocumentNames, ...]:
     """The names of the store's loaded documents, derived once per version of the store file."""
-    from .snapshot import (
-        file_stamp,  # numpy comes with it: settings import this module, the index command too
-    )
-
-    key, stamp = str(store.path.resolve()), file_stamp(store.path)
+    key, stamp = store.cache_key(), store.stamp()
     with _lock:
         cached = _cache.get(key)
         if cached is not None and cached[0] == stamp:

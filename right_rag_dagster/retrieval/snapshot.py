@@ -72,7 +72,7 @@ _lock = threading.Lock()
 
 def first_search(store: Store, chunker: str) -> bool:
     """True the first time a process searches this chunker (no snapshot yet): a one-shot query may skip it."""
-    key = (str(store.path.resolve()), chunker)
+    key = (store.cache_key(), chunker)
     with _lock:
         if key in _seen or key in _cache:
             return False
@@ -82,12 +82,13 @@ def first_search(store: Store, chunker: str) -> bool:
 
 def open_index(store: Store, chunker: str) -> SearchIndex:
     """The snapshot of ``chunker``, from the cache while the database file has not changed."""
-    key = (str(store.path.resolve()), chunker)
+    key = (store.cache_key(), chunker)
     with _lock:
         index = _cache.get(key)
-        if index is None or index.stamp != file_stamp(store.path):
+        stamp = store.stamp()
+        if index is None or index.stamp != stamp:
             with store.read() as con:  # no writer can commit while this read-only connection is open
-                index = SearchIndex(store, chunker, file_stamp(store.path), ChunkTable.load(con, chunker))
+                index = SearchIndex(store, chunker, stamp, ChunkTable.load(con, chunker))
         _cache[key] = index
         _cache.move_to_end(key)
         while len(_cache) > CACHE_SIZE:

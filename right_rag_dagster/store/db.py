@@ -1,4 +1,7 @@
-"""Connections to the DuckDB file: short write transactions with retry, read-only readers, migrations.
+"""Connections to the store: short write transactions with retry, read-only readers, migrations.
+
+The store is an embedded DuckDB file by default, or a DuckLake (``lake``: catalog in PostgreSQL, data files on
+a shared path) chosen in right_rag.toml; the same SQL runs on both (see ``lake``).
 
 DuckDB lets one process write at a time and refuses readers from other processes while it does. Every writer
 here holds the file only for one short transaction and every open retries on a lock error with backoff, so
@@ -12,15 +15,20 @@ import logging
 import os
 import random
 import re
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TypeVar
 
 import duckdb
 
 from ..errors import ConfigError, SchemaVersionError, StoreError, StoreMemoryError
+from . import lake as ducklake
+from .lake import StoreConflictError
+from .settings import LakeSettings, mask_secrets
 from .migrations import SCHEMA_VERSION, load_migrations
 from .sql import execute, literal
 
@@ -39,6 +47,9 @@ index peaked at 741 MB RSS, 615 MB with 256 MB, 490 MB with 128 MB. Raise it wit
 for much larger corpora (an out-of-memory error says so)."""
 MEMORY_HINT = ("DuckDB ran out of its memory budget ({limit}); set RIGHT_RAG_DUCKDB_MEMORY_LIMIT higher "
                "(e.g. RIGHT_RAG_DUCKDB_MEMORY_LIMIT=1GB) to allow it more: {error}")
+
+
+T = TypeVar("T")
 
 
 def _is_lock_error(exc: BaseException) -> bool:
@@ -83,12 +94,30 @@ def utcnow() -> datetime:
 
 
 class Store:
-    """The project's DuckDB file. Use ``write()`` for a transaction and ``read()`` for a read-only view."""
+    """The project's store. Use ``write()`` for a transaction and ``read()`` for a read-only view.
 
-    def __init__(self, path: str | Path, lock_timeout: float = DEFAULT_LOCK_TIMEOUT) -> None:
+    ``path`` is the DuckDB file; with ``lake`` the store is that DuckLake instead, and ``path`` only names
+    where the index lock lives (``lock.IndexLock``)."""
+
+    def __init__(self, path: str | Path, lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+                 lake: LakeSettings | None = None) -> None:
         self.path = Path(path)
         self.lock_timeout = lock_timeout
+        self.lake = lake
+        self.conflicts = 0  # transactions run again after losing their commit to another writer
         self._migrated = False
+        self._lake_db: duckdb.DuckDBPyConnection | None = None  # the lake attached once per process
+        self._lake_checked = False  # the lake's schema version was found current
+        self._lake_lock = threading.Lock()
+
+    @classmethod
+    def for_project(cls, project: object) -> Store:
+        """The store ``right_rag.toml`` configures: its ``store_path`` file, or its ``[right-rag.store]`` lake."""
+        return cls(project.store_path, lake=getattr(project, "lake", None))  # type: ignore[attr-defined]
+
+    def describe(self) -> str:
+        """Where the store is, for messages."""
+        return f"DuckLake {self.lake.describe()}" if self.lake else str(self.path)
 
     def _open(self, read_only: bool, min_memory_mb: float = 0) -> duckdb.DuckDBPyConnection:
         deadline = time.monotonic() + self.lock_timeout
@@ -97,13 +126,16 @@ class Store:
         limit = literal(configured if megabytes(configured) >= min_memory_mb else f"{int(min_memory_mb)}MiB")
         while True:
             try:
-                con = duckdb.connect(str(self.path), read_only=read_only)
+                con = self._lake_cursor() if self.lake else duckdb.connect(str(self.path), read_only=read_only)
                 con.execute(f"SET memory_limit = {limit}")
                 # DuckDB's allocator keeps freed memory for reuse up to 128 MB by default; a store opened for
                 # many short transactions then holds that much for nothing between them.
                 con.execute("SET allocator_flush_threshold = '8MB'")
                 return con
             except duckdb.Error as exc:
+                if self.lake:
+                    raise StoreError(f"cannot open the store's DuckLake ({self.lake.describe()}): "
+                                     f"{mask_secrets(str(exc))}") from None
                 if not _is_lock_error(exc) or time.monotonic() > deadline:
                     if _is_lock_error(exc):
                         raise StoreError(f"{self.path} stayed locked by another process for "
@@ -118,8 +150,11 @@ class Store:
 
         With ``checkpoint``, the write-ahead log is folded into the file right after the commit, on the same
         connection (what ``checkpoint()`` does, without opening the file once more). ``min_memory_mb`` raises
-        DuckDB's budget for this one transaction. Running out of memory raises ``StoreMemoryError``."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        DuckDB's budget for this one transaction. Running out of memory raises ``StoreMemoryError``; on a
+        DuckLake, losing a commit to another writer raises ``StoreConflictError`` (run the transaction again:
+        ``retry_conflicts``)."""
+        if not self.lake:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
         con = self._open(read_only=False, min_memory_mb=min_memory_mb)
         try:
             # Checkpointing rewrites the file; doing it on every short transaction's close cost seconds per
@@ -140,6 +175,11 @@ class Store:
                 _rollback(con)
                 limit = max(megabytes(memory_limit()), min_memory_mb)
                 raise StoreMemoryError(MEMORY_HINT.format(limit=f"{limit:.0f} MiB", error=exc)) from exc
+            except duckdb.Error as exc:
+                _rollback(con)
+                if self.lake and ducklake.is_conflict(exc):
+                    raise StoreConflictError(f"another writer changed the same rows first: {exc}") from exc
+                raise
             except BaseException:
                 _rollback(con)
                 raise
@@ -148,17 +188,39 @@ class Store:
         finally:
             con.close()
 
+    def _lake_cursor(self) -> duckdb.DuckDBPyConnection:
+        """A new connection to this process's DuckDB with the lake attached: loading the extensions and
+        attaching the catalog cost ~0.5 s, so they are done once and each transaction gets its own cursor."""
+        with self._lake_lock:
+            if self._lake_db is None:
+                try:
+                    self._lake_db = ducklake.connect(self.lake)
+                except duckdb.Error as exc:
+                    raise StoreError(f"cannot open the store's DuckLake ({self.lake.describe()}): "
+                                     f"{mask_secrets(str(exc))}") from None
+            cursor = self._lake_db.cursor()
+        cursor.execute(f"USE {ducklake.LAKE_NAME}")
+        return cursor
+
+    def close(self) -> None:
+        """Detach the lake this process attached (the embedded file is never held between transactions)."""
+        with self._lake_lock:
+            if self._lake_db is not None:
+                self._lake_db.close()
+                self._lake_db = None
+
     @contextmanager
     def read(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """A read-only connection (retrying while a writer holds the file)."""
-        if not self.path.exists():
-            raise StoreError(f"no index at {self.path}: run `right-rag index` first")
+        if not self.exists():
+            raise StoreError(f"no index at {self.describe()}: run `right-rag index` first")
         con = self._open(read_only=True)
         try:
             con.execute("SET enable_progress_bar = false")
-            version = self._version(con)
+            version = SCHEMA_VERSION if self._lake_checked else self._version(con)
+            self._lake_checked = bool(self.lake) and version == SCHEMA_VERSION
             if version != SCHEMA_VERSION:
-                raise SchemaVersionError(f"{self.path} is at schema version {version}, this right-rag expects "
+                raise SchemaVersionError(f"{self.describe()} is at schema version {version}, this right-rag expects "
                                  f"{SCHEMA_VERSION}: run `right-rag index` to migrate it")
             yield con
         finally:
@@ -169,8 +231,9 @@ class Store:
 
         With ``min_wal_bytes``, a smaller log is left alone: replaying it costs readers less than the
         checkpoint's rewrite of the file costs this run. (A log holding HNSW changes never waits for this:
-        ``build_search_index`` checkpoints it on its own connection, with ``vss`` loaded.)"""
-        if not self.path.exists() or self.wal_bytes() < max(min_wal_bytes, 1):
+        ``build_search_index`` checkpoints it on its own connection, with ``vss`` loaded.) A DuckLake commits
+        straight to its catalog and files: nothing to fold."""
+        if self.lake or not self.path.exists() or self.wal_bytes() < max(min_wal_bytes, 1):
             return
         con = self._open(read_only=False)
         try:
@@ -183,8 +246,9 @@ class Store:
         """Copy the store into a fresh file and swap it in when more than ``min_free_share`` of its blocks are
         free (DuckDB reuses free blocks but never returns them: a large re-index leaves the file mostly empty).
         The old file stays locked for writing until the swap; readers that have it open keep reading it.
-        Returns (bytes before, bytes after), or None when there was nothing worth reclaiming."""
-        if not self.exists() or self.path.stat().st_size < min_bytes:
+        Returns (bytes before, bytes after), or None when there was nothing worth reclaiming (always on a
+        DuckLake, whose files DuckLake's own maintenance functions merge and expire)."""
+        if self.lake or not self.exists() or self.path.stat().st_size < min_bytes:
             return None
         fresh = self.path.with_name(self.path.name + ".compacting")
         con = self._open(read_only=False, min_memory_mb=COMPACT_MEMORY_MB)
@@ -222,24 +286,76 @@ class Store:
         return before, self.path.stat().st_size
 
     def wal_bytes(self) -> int:
-        """Size of the write-ahead log (0 when there is none)."""
+        """Size of the write-ahead log (0 when there is none, and on a DuckLake)."""
+        if self.lake:
+            return 0
         try:
             return self.path.with_name(self.path.name + ".wal").stat().st_size
         except FileNotFoundError:
             return 0
 
+    def cache_key(self) -> str:
+        """Names the store in caches of what was read from it (the file, or the lake's catalog)."""
+        return f"ducklake:{self.lake.catalog}" if self.lake else str(self.path.resolve())
+
+    def stamp(self) -> tuple:
+        """Changes whenever a write is committed: (size, mtime, inode) of the file and of its WAL, or the
+        DuckLake's latest snapshot id."""
+        if self.lake:
+            with self.read() as con:
+                return ("snapshot", con.execute(f"SELECT id FROM {ducklake.LAKE_NAME}.current_snapshot()"
+                                                ).fetchone()[0])
+        stamps: list[tuple[int, int, int] | None] = []
+        for candidate in (self.path, self.path.with_name(self.path.name + ".wal")):
+            try:
+                st = os.stat(candidate)
+            except FileNotFoundError:
+                stamps.append(None)
+            else:
+                stamps.append((st.st_size, st.st_mtime_ns, st.st_ino))
+        return tuple(stamps)
+
     def exists(self) -> bool:
-        return self.path.exists()
+        if not self.lake:
+            return self.path.exists()
+        if self._lake_checked or self._migrated:
+            return True
+        con = self._lake_cursor()
+        try:
+            return bool(con.execute("SELECT count(*) FROM information_schema.tables WHERE table_catalog = "
+                                    f"{literal(ducklake.LAKE_NAME)} AND table_name = 'schema_migrations'"
+                                    ).fetchone()[0])
+        finally:
+            con.close()
+
+    def retry_conflicts(self, transaction: Callable[[], T], timeout: float | None = None) -> T:
+        """``transaction()`` (which opens its own ``write()``), run again while it loses its commit to another
+        writer (``StoreConflictError``), with random backoff, for up to ``lock_timeout`` seconds."""
+        deadline = time.monotonic() + (self.lock_timeout if timeout is None else timeout)
+        delay = 0.02
+        while True:
+            try:
+                return transaction()
+            except StoreConflictError:
+                self.conflicts += 1
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(delay * (1 + random.random()))
+                delay = min(delay * 2, 1.0)
 
     def ensure(self) -> None:
         """Create the file and apply pending migrations."""
+        self.retry_conflicts(self._ensure)
+
+    def _ensure(self) -> None:
         with self.write():
             pass
 
     @staticmethod
     def _version(con: duckdb.DuckDBPyConnection) -> int:
         found = con.execute(
-            "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
+            "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations' "
+            "AND table_catalog = current_database()"
         ).fetchone()
         if not found or not found[0]:
             return 0
@@ -247,22 +363,28 @@ class Store:
         return int(row[0]) if row else 0
 
     def _migrate(self, con: duckdb.DuckDBPyConnection) -> None:
-        con.execute("CREATE TABLE IF NOT EXISTS schema_migrations "
-                    "(version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)")
+        prepare = ducklake.lake_sql if self.lake else (lambda sql: sql)
+        con.execute(prepare("CREATE TABLE IF NOT EXISTS schema_migrations "
+                            "(version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"))
         current = self._version(con)
         if current > SCHEMA_VERSION:
-            raise StoreError(f"{self.path} is at schema version {current}, newer than this right-rag "
+            raise StoreError(f"{self.describe()} is at schema version {current}, newer than this right-rag "
                              f"({SCHEMA_VERSION}); upgrade right-rag-dagster")
         for migration in load_migrations():
             if migration.version <= current:
                 continue
             con.execute("BEGIN TRANSACTION")
             try:
-                con.execute(migration.sql)
+                con.execute(prepare(migration.sql))
                 execute(con, "INSERT INTO schema_migrations VALUES (?, ?, ?)",
                         [migration.version, migration.name, utcnow()])
                 con.execute("COMMIT")
+            except duckdb.Error as exc:
+                _rollback(con)
+                if self.lake and ducklake.is_conflict(exc):  # another writer migrated at the same moment
+                    raise StoreConflictError(f"another writer migrated the store first: {exc}") from exc
+                raise
             except BaseException:
-                con.execute("ROLLBACK")
+                _rollback(con)
                 raise
         self._migrated = True

@@ -15,10 +15,10 @@ import duckdb
 
 from ..core.steps import DOCUMENT, STALE, WARNING, StepEvent
 from ..errors import StoreMemoryError
-from ..store.lake import StoreConflictError
 from ..store import Store, content
 from ..store.batch import WriteBatch, run_deferred
 from ..store.catalog import done_marks, scanned_files, step_updated_at, stored_documents
+from ..store.lake import StoreConflictError
 from .faults import FaultCounter
 from .indexer import Indexer
 from .scan import DocumentFile, Skipped, scan_folder

@@ -7,12 +7,11 @@ and its WAL): any committed write changes it, and the snapshot is loaded again.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import OrderedDict
-from pathlib import Path
 
 from ..store import Store
+from ..store.db import file_stamp  # noqa: F401 (the playground keys its caches by it)
 from .bm25_search import Bm25Postings
 from .chunk_table import ChunkTable
 from .dense_search import DenseVectors
@@ -20,19 +19,6 @@ from .dense_search import DenseVectors
 CACHE_SIZE = 8
 
 Stamp = tuple[tuple[int, int, int] | None, ...]
-
-
-def file_stamp(path: Path) -> Stamp:
-    """(size, mtime, inode) of the database file and of its WAL; changes whenever a write is committed."""
-    stamps = []
-    for candidate in (path, path.with_name(path.name + ".wal")):
-        try:
-            st = os.stat(candidate)
-        except FileNotFoundError:
-            stamps.append(None)
-        else:
-            stamps.append((st.st_size, st.st_mtime_ns, st.st_ino))
-    return tuple(stamps)
 
 
 class SearchIndex:

@@ -28,8 +28,8 @@ import duckdb
 from ..errors import ConfigError, SchemaVersionError, StoreError, StoreMemoryError
 from . import lake as ducklake
 from .lake import StoreConflictError
-from .settings import LakeSettings, mask_secrets
 from .migrations import SCHEMA_VERSION, load_migrations
+from .settings import LakeSettings, mask_secrets
 from .sql import execute, literal
 
 logger = logging.getLogger("right_rag_dagster")
@@ -305,15 +305,7 @@ class Store:
             with self.read() as con:
                 return ("snapshot", con.execute(f"SELECT id FROM {ducklake.LAKE_NAME}.current_snapshot()"
                                                 ).fetchone()[0])
-        stamps: list[tuple[int, int, int] | None] = []
-        for candidate in (self.path, self.path.with_name(self.path.name + ".wal")):
-            try:
-                st = os.stat(candidate)
-            except FileNotFoundError:
-                stamps.append(None)
-            else:
-                stamps.append((st.st_size, st.st_mtime_ns, st.st_ino))
-        return tuple(stamps)
+        return file_stamp(self.path)
 
     def exists(self) -> bool:
         if not self.lake:
@@ -388,3 +380,16 @@ class Store:
                 _rollback(con)
                 raise
         self._migrated = True
+
+
+def file_stamp(path: Path) -> tuple[tuple[int, int, int] | None, ...]:
+    """(size, mtime, inode) of a database file and of its WAL: changes whenever a write is committed."""
+    stamps: list[tuple[int, int, int] | None] = []
+    for candidate in (path, path.with_name(path.name + ".wal")):
+        try:
+            st = os.stat(candidate)
+        except FileNotFoundError:
+            stamps.append(None)
+        else:
+            stamps.append((st.st_size, st.st_mtime_ns, st.st_ino))
+    return tuple(stamps)

@@ -44,7 +44,11 @@ def test_the_documented_dagster_yaml_is_the_one_written() -> None:
 
 def test_sensor_tick_partitions_and_run_are_stored_in_postgres(project_dir: Path, postgres_instance, local_postgres,
                                                               tmp_path: Path) -> None:
-    from dagster_postgres import PostgresEventLogStorage, PostgresRunStorage, PostgresScheduleStorage
+    from dagster_postgres import (
+        PostgresEventLogStorage,
+        PostgresRunStorage,
+        PostgresScheduleStorage,
+    )
 
     instance = postgres_instance
     assert isinstance(instance.run_storage, PostgresRunStorage)
@@ -80,7 +84,12 @@ def test_materialize_all_backfill_on_postgres_indexes_into_the_lake(project_dir:
     from right_rag_dagster.orchestration.names import AUDIT_REPORT_KEY, search_index_key
     from right_rag_dagster.retrieval import search
 
-    from .test_backfill_ui import DOCUMENTS, launch_backfill, materializations, run_backfill_daemon
+    from .test_backfill_ui import (
+        DOCUMENTS,
+        launch_backfill,
+        materializations,
+        run_backfill_daemon,
+    )
 
     instance = postgres_instance
     with open(project_dir / "right_rag.toml", "a", encoding="utf-8") as config:

@@ -21,7 +21,6 @@ TOKENIZER_VERSION = "rr-tok-3"
 """Part of every BM25 index's identity: change it when tokens change, so indexes are rebuilt."""
 
 _THAI_DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙", "0123456789")
-_SEPARATORS = "._-/:+@"
 _W = rf"[^\W\u0e00-\u0e7f{CJK_RANGES}]"  # a word character that is neither Thai nor Chinese/Japanese
 _TOKEN = re.compile(rf"(?P<thai>[\u0e00-\u0e7f]+)|(?P<cjk>[{CJK_RANGES}]+)|(?P<word>{_W}+(?:[._\-/:+@]{_W}+)*)")
 _PARTS = re.compile(r"[._\-/:+@]")
@@ -35,14 +34,15 @@ def tokenize(text: str) -> list[str]:
     japanese: bool | None = None  # whether the text has kana, looked at only when a CJK run appears
     dictionaries: bool | None = None  # whether CJK is more than incidental in the text (see cjk.mostly_cjk)
     for match in _TOKEN.finditer(text):
-        if match.group("thai") is not None:
-            tokens.extend(_thai_words(match.group("thai")))
-        elif match.group("cjk") is not None:
+        kind = match.lastgroup
+        if kind == "word":
+            tokens.extend(_word_tokens(match.group()))
+        elif kind == "thai":
+            tokens.extend(_thai_words(match.group()))
+        else:
             japanese = has_kana(text) if japanese is None else japanese
             dictionaries = mostly_cjk(text) if dictionaries is None else dictionaries
-            tokens.extend(cjk_words(match.group("cjk"), japanese, dictionaries))
-        else:
-            tokens.extend(_word_tokens(match.group("word")))
+            tokens.extend(cjk_words(match.group(), japanese, dictionaries))
     return tokens
 
 
@@ -51,15 +51,17 @@ def token_text(text: str) -> str:
     return " ".join(tokenize(text))
 
 
-def _word_tokens(word: str) -> list[str]:
+@lru_cache(maxsize=1 << 16)
+def _word_tokens(word: str) -> tuple[str, ...]:
+    """A word's tokens; cached, as most words of a corpus repeat (a third of tokenizing time was spent here)."""
     if not word.isascii():
         word = _strip_accents(word)
-    if not any(sep in word for sep in _SEPARATORS):
-        return [word]
+    if _PARTS.search(word) is None:
+        return (word,)
     if _DOTTED_NUMBER.fullmatch(word):
         parts = word.split(".")
-        return [".".join(parts[:n]) for n in range(len(parts), 1, -1)]
-    return [word, *(part for part in _PARTS.split(word) if part)]
+        return tuple(".".join(parts[:n]) for n in range(len(parts), 1, -1))
+    return (word, *(part for part in _PARTS.split(word) if part))
 
 
 def _strip_accents(word: str) -> str:

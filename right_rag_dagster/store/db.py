@@ -41,6 +41,10 @@ COMPACT_MIN_BYTES = 16 * 2**20
 COMPACT_MEMORY_MB = 192
 """Copying a table keeps row groups (122,880 rows: of chunks, ~100 MB of text) in memory: the default 128 MB budget
 failed on a 790 MB store (7,100 files), 160 MB was enough; compaction runs once, at the end of a run."""
+CHECKPOINT_MEMORY_MB = 512
+"""DuckDB's budget while it folds the write-ahead log into the file (at a commit past ``checkpoint_threshold`` and at
+the end of a run): a checkpoint rewrites the row groups that lost rows, and under the 128 MB budget it failed
+fatally after re-indexing 710 of 7,100 files. Transactions themselves keep the smaller budget."""
 DEFAULT_MEMORY_LIMIT = "128MB"
 """DuckDB's buffer pool; it spills to disk beyond it. Uncapped, DuckDB may take 80% of RAM: the 710-document
 index peaked at 741 MB RSS, 615 MB with 256 MB, 490 MB with 128 MB. Raise it with RIGHT_RAG_DUCKDB_MEMORY_LIMIT
@@ -170,6 +174,9 @@ class Store:
             con.execute("BEGIN TRANSACTION")
             try:
                 yield con
+                if not self.lake and max(megabytes(memory_limit()), min_memory_mb) < CHECKPOINT_MEMORY_MB:
+                    # the commit may checkpoint (past checkpoint_threshold): give it room, never less
+                    con.execute(f"SET memory_limit = '{CHECKPOINT_MEMORY_MB}MiB'")
                 con.execute("COMMIT")
             except duckdb.OutOfMemoryException as exc:
                 _rollback(con)
@@ -235,7 +242,7 @@ class Store:
         straight to its catalog and files: nothing to fold."""
         if self.lake or not self.path.exists() or self.wal_bytes() < max(min_wal_bytes, 1):
             return
-        con = self._open(read_only=False)
+        con = self._open(read_only=False, min_memory_mb=CHECKPOINT_MEMORY_MB)
         try:
             con.execute("CHECKPOINT")
         finally:
@@ -393,3 +400,4 @@ def file_stamp(path: Path) -> tuple[tuple[int, int, int] | None, ...]:
         else:
             stamps.append((st.st_size, st.st_mtime_ns, st.st_ino))
     return tuple(stamps)
+

@@ -67,21 +67,23 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _index(args: argparse.Namespace, project: Project, store: Store, started: float) -> int:
-    if store.exists():
-        store.ensure()  # apply pending migrations before anything reads the store
     indexer = Indexer(project)
-    plugin_errors = record_plugin_errors(indexer, store)
-    for error in plugin_errors:
-        print(f"right-rag: error: a spec plugin failed to import: {safe(error)}", file=sys.stderr)
-    files, plan = scan_and_plan(indexer, store, project.documents_dir)
+    chunkers = [c.name for c in indexer.plugins.chunkers]
+    with store.session():  # ends before the run starts: the run's steps open the store themselves
+        if store.exists():
+            store.ensure()  # apply pending migrations before anything reads the store
+        plugin_errors = record_plugin_errors(indexer, store)
+        for error in plugin_errors:
+            print(f"right-rag: error: a spec plugin failed to import: {safe(error)}", file=sys.stderr)
+        files, plan = scan_and_plan(indexer, store, project.documents_dir)
     dense = RetrievalSettings.from_dict(project.retrieval).embedder is not None
-    for line in sync_dense_indexes(store, [c.name for c in indexer.plugins.chunkers], embedder_for_project(project),
+    for line in sync_dense_indexes(store, chunkers, embedder_for_project(project),
                                    ProgressBar):  # the embedder setting changed alone: build, rebuild or drop
         print(line)
+    work = not plan.is_empty or plan.refresh_pending or outdated_indexes(store, chunkers, dense)
     processed = 0
     removed = 0
-    if not plan.is_empty or plan.refresh_pending or outdated_indexes(
-            store, [c.name for c in indexer.plugins.chunkers], dense):
+    if work:
         if plan.todo:
             prestart_workers(project)  # they import the plugins while this process imports Dagster
         from ..orchestration.local import (

@@ -42,5 +42,5 @@ def pipeline(config: PipelineConfig | None = None, project_dir: str | Path | Non
         counts.update(f"{e.asset.split('/')[0]}:{e.status}" for e in events)
     counts["removed"] = len(remove_gone(indexer, store, files, run_id))
     counts["unchanged"] = len(plan.unchanged)
-    store.compact()
+    store.compact(rewritten_share=(len(plan.todo) + counts["removed"]) / max(1, len(files) + counts["removed"]))
     return dict(counts)

@@ -48,3 +48,33 @@ def test_a_compaction_that_runs_out_of_memory_leaves_the_store_as_it_was(tmp_pat
     assert store.path.stat().st_size == size
     monkeypatch.delenv("RIGHT_RAG_DUCKDB_MEMORY_LIMIT")
     assert _rows(store) == before_rows
+
+
+def _store_with_a_quarter_free(tmp_path) -> Store:
+    """What one changed file leaves: DuckDB rewrote a table's last row group, its old blocks are free."""
+    store = Store(tmp_path / "store.duckdb")
+    with store.write() as con:
+        con.execute("CREATE TABLE bulk AS SELECT i, repeat(md5(i::VARCHAR), 64) AS text FROM range(30000) t(i)")
+        con.execute("CREATE TABLE earlier AS SELECT i, repeat(md5(i::VARCHAR), 64) AS text FROM range(12000) t(i)")
+    store.checkpoint()
+    with store.write() as con:
+        con.execute("DROP TABLE earlier")
+    store.checkpoint()
+    with store.read() as con:
+        _, _, _, total, _, free = con.execute("PRAGMA database_size").fetchone()[:6]
+    assert 0.2 < free / total < store_db.COMPACT_SMALL_RUN_FREE_SHARE
+    return store
+
+
+def test_a_small_run_leaves_the_free_blocks_its_next_run_reuses(tmp_path):
+    """Copying the whole store after one changed file tripled the time of a one-file index."""
+    store = _store_with_a_quarter_free(tmp_path)
+    assert store.compact(rewritten_share=1 / 710, min_bytes=0) is None
+
+
+def test_a_large_run_compacts_the_same_store(tmp_path):
+    store = _store_with_a_quarter_free(tmp_path)
+    before_rows = _rows(store)
+    before, after = store.compact(rewritten_share=0.1, min_bytes=0)
+    assert after < before * 0.85
+    assert _rows(store) == before_rows

@@ -13,6 +13,7 @@ asset runs the same step over that parser's partitions.
 """
 
 
+import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -48,6 +49,9 @@ from .reports import audit_check_specs, audit_report_spec, materialize_audit_rep
 from .search import materialize_search_indexes, search_index_specs
 
 STORE_POOL = "right_rag_store"
+SESSION_MAX_DOCUMENTS = 20
+"""A run that wrote at most this many documents refreshes the search indexes and the report with the store file
+held open (``Store.session``): its few short steps would otherwise spend more time opening it than working."""
 FROM_OWNER = dg.SpecificPartitionsPartitionMapping([])
 """How chunks and coverage depend on the units assets: a document's chunks come from its owner's units only, which no
 built-in mapping expresses (the identity mapping asks every parser's asset for the partition, and Dagster then
@@ -141,22 +145,26 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
     def document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRagProject) -> Iterator[Any]:
         selected = set(context.selected_asset_keys)
         project, store = right_rag.get_project(), right_rag.get_store()
-        files = scan_documents(project.documents_dir, known_files(store), project.allow_outside_links)
-        removed = remove_gone(right_rag.get_indexer(), store, files, context.run.run_id)
+        with store.session():
+            files = scan_documents(project.documents_dir, known_files(store), project.allow_outside_links)
+            removed = remove_gone(right_rag.get_indexer(), store, files, context.run.run_id)
+            owned = OwnedPartitions(context.instance, [p.name for p in parsers])
+            owned.sync(stored_owners(store, files), complete=True)
         if removed:
             context.log.info(f"removed {len(removed)} documents whose files left the folder: "
                              f"{[e.document_id for e in removed][:10]}")
-        owned = OwnedPartitions(context.instance, [p.name for p in parsers])
-        owned.sync(stored_owners(store, files), complete=True)
-        if selected & document_keys:
-            yield from run_document_pipeline(context, right_rag, steps, files, owned)
-        refresh_started = utcnow()
-        yield from materialize_search_indexes(right_rag, chunker_names, selected)
-        if AUDIT_REPORT_KEY in selected:
-            yield materialize_audit_report(right_rag)
-        if refresh_keys <= selected:
-            mark_refresh(right_rag.get_store(), pending=False, unless_marked_since=refresh_started)
-        compacted = store.compact()
+        changed: set[str] = {e.document_id for e in removed}
+        if selected & document_keys:  # no session: readers get in between the batches
+            yield from run_document_pipeline(context, right_rag, steps, files, owned, changed)
+        # a large refresh writes in many short transactions, between which readers get in: no session for it
+        with store.session() if len(changed) <= SESSION_MAX_DOCUMENTS else contextlib.nullcontext():
+            refresh_started = utcnow()
+            yield from materialize_search_indexes(right_rag, chunker_names, selected)
+            if AUDIT_REPORT_KEY in selected:
+                yield materialize_audit_report(right_rag)
+            if refresh_keys <= selected:
+                mark_refresh(store, pending=False, unless_marked_since=refresh_started)
+        compacted = store.compact(rewritten_share=len(changed) / max(1, len(files) + len(removed)))
         if compacted:
             context.log.info(f"store compacted from {compacted[0] / 2**20:.0f} MB to {compacted[1] / 2**20:.0f} MB "
                              "(free blocks of earlier versions reclaimed)")
@@ -166,9 +174,11 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
 
 def run_document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRagProject,
                           steps: dict[dg.AssetKey, tuple[str, str, str | None]],
-                          scanned: list[DocumentFile], owned: OwnedPartitions) -> Iterator[Any]:
+                          scanned: list[DocumentFile], owned: OwnedPartitions, changed_docs: set[str]
+                          ) -> Iterator[Any]:
     """Process the run's partitions; after each batch is committed, move its documents to their owners'
-    partitions, then yield their materializations (a parser's units only for a document it owns)."""
+    partitions, then yield their materializations (a parser's units only for a document it owns). Adds the
+    documents it wrote to ``changed_docs``."""
     unit_keys = [key for key, (step, _, _) in steps.items() if step == "units"]
     project_root = right_rag.get_project().root
     store = right_rag.get_store()
@@ -183,7 +193,7 @@ def run_document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRag
                             f"{missing[:5]}")
     todo = [files[k] for k in keys if k in files]
     counts = {"materialized": 0, "rejected": 0, "unchanged": len(todo)}
-    changed_docs: set[str] = set()
+    removed_before = len(changed_docs)
     yielded: set[tuple[dg.AssetKey, str]] = set()
     for events in process_documents(indexer, store, todo, context.run.run_id):
         for event in events:
@@ -198,7 +208,7 @@ def run_document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRag
         for materialization in staged_materializations(context.instance, materialized, unit_keys, project_root):
             yielded.add((materialization.asset_key, materialization.partition))
             yield materialization
-    counts["unchanged"] = len(todo) - len(changed_docs)
+    counts["unchanged"] = len(todo) - (len(changed_docs) - removed_before)
     context.log.info(f"documents: {len(todo)} in run, {counts['unchanged']} unchanged; events: {counts}")
     if context.run.tags.get(BACKFILL_TAG) and todo:
         confirmed = confirmations(store, todo, [k for k in context.selected_asset_keys if k in steps], steps, yielded)

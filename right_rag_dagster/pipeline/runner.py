@@ -23,6 +23,7 @@ from .faults import FaultCounter
 from .indexer import Indexer
 from .scan import DocumentFile, Skipped, scan_folder
 from .work import DocumentJob, DocumentOutcome, failed
+from .heap import trim_heap
 from .workers import open_workers
 
 logger = logging.getLogger("right_rag_dagster")
@@ -190,6 +191,7 @@ def process_documents(indexer: Indexer, store: Store, files: Sequence[DocumentFi
                 faults.check()
                 yield _commit(indexer, store, pending, run_id, live, on_document, mark_pending)
                 pending, size = [], 0
+                trim_heap()  # the batch's outcomes are gone: hand their pages back before the next batch
         if pending:
             faults.check()
             yield _commit(indexer, store, pending, run_id, live, on_document, mark_pending)

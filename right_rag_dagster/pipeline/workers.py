@@ -26,6 +26,7 @@ from typing import Any
 
 from ..limits import Limits
 from ..project import Project
+from .heap import trim_heap
 from .plugins import PluginSet
 from .work import DocumentJob, DocumentOutcome, compute, failed
 
@@ -63,6 +64,8 @@ def _worker_main(conn: Connection) -> None:
         except Exception as exc:  # e.g. a plugin put an object that cannot be pickled in its attributes
             conn.send(("done", failed(job.file, "parse", "failed",
                                       f"the parsers' output cannot be stored: {type(exc).__name__}: {exc}")))
+        del outcome
+        trim_heap()
 
 
 def _die_with_parent() -> None:
@@ -338,7 +341,8 @@ def close_prestarted() -> None:
 
 
 class _Borrowed:
-    """A prestarted pool lent to one run: it stays open for the next (``close_prestarted`` ends it)."""
+    """A prestarted pool lent to the run it was started for, and ended with its documents: the workers (~100 MB
+    each) would otherwise stay alive through the run's index refresh and compaction, its peak of memory."""
 
     def __init__(self, pool: WorkerPool) -> None:
         self.pool = pool
@@ -347,8 +351,7 @@ class _Borrowed:
         return self.pool
 
     def __exit__(self, *exc: object) -> None:
-        if exc[0] is not None:  # a failed run may have left jobs in flight: start clean next time
-            close_prestarted()
+        close_prestarted()
 
 
 def open_workers(indexer: Any) -> WorkerPool | InProcess | _Borrowed:

@@ -36,18 +36,6 @@ from .sql import execute, literal
 logger = logging.getLogger("right_rag_dagster")
 
 DEFAULT_LOCK_TIMEOUT = 120.0
-COMPACT_FREE_SHARE = 0.15
-COMPACT_SMALL_RUN_FREE_SHARE = 0.4
-COMPACT_LARGE_RUN_SHARE = 0.1
-COMPACT_MIN_BYTES = 16 * 2**20
-"""A store is compacted at the end of an index run when it is at least this large and this much of it is free:
-``COMPACT_FREE_SHARE`` after a run that rewrote at least ``COMPACT_LARGE_RUN_SHARE`` of the documents,
-``COMPACT_SMALL_RUN_FREE_SHARE`` after a smaller one. DuckDB rewrites a table's last row group whenever rows are
-appended to it (all of a 50,000-chunk table), so one changed file frees a quarter of a 1x store; the next run
-reuses those blocks, and copying the whole store for it tripled the time of a one-file index."""
-COMPACT_MEMORY_MB = 192
-"""Copying a table keeps row groups (122,880 rows: of chunks, ~100 MB of text) in memory: the default 128 MB budget
-failed on a 790 MB store (7,100 files), 160 MB was enough; compaction runs once, at the end of a run."""
 CHECKPOINT_MEMORY_MB = 512
 """DuckDB's budget while it folds the write-ahead log into the file (at a commit past ``checkpoint_threshold`` and at
 the end of a run): a checkpoint rewrites the row groups that lost rows, and under the 128 MB budget it failed
@@ -285,54 +273,45 @@ class Store:
         finally:
             con.close()
 
-    def compact(self, rewritten_share: float = 1.0, min_bytes: int = COMPACT_MIN_BYTES
-                ) -> tuple[int, int] | None:
-        """Copy the store into a fresh file and swap it in when more than ``min_free_share`` of its blocks are
-        free (DuckDB reuses free blocks but never returns them: a large re-index leaves the file mostly empty).
-        The old file stays locked for writing until the swap; readers that have it open keep reading it.
-        Returns (bytes before, bytes after), or None when there was nothing worth reclaiming (always on a
-        DuckLake, whose files DuckLake's own maintenance functions merge and expire). ``rewritten_share`` is the
-        share of the store's documents the run wrote or removed (see ``COMPACT_FREE_SHARE``)."""
-        if self.lake or not self.exists() or self.path.stat().st_size < min_bytes:
-            return None
+    def compact(self, rewritten_share: float = 1.0, min_bytes: int | None = None) -> tuple[int, int] | None:
+        """At the end of an index run: copy the store into a fresh file when it outgrew its live data (policy and
+        figures: ``compaction``); ``rewritten_share`` is the share of its documents the run wrote or removed.
+        Returns (bytes before, bytes after) when it copied; None otherwise, and always on a DuckLake (whose
+        files DuckLake's own maintenance functions merge and expire)."""
         if self.path.resolve() in _sessions:
             raise StoreError(f"{self.path} cannot be compacted inside a session: compact after it ends")
-        min_free_share = (COMPACT_FREE_SHARE if rewritten_share >= COMPACT_LARGE_RUN_SHARE
-                          else COMPACT_SMALL_RUN_FREE_SHARE)
+        from .compaction import MIN_BYTES, compact_store
+
+        return compact_store(self, rewritten_share, MIN_BYTES if min_bytes is None else min_bytes)
+
+    def copy_and_swap(self, memory_mb: int) -> None:
+        """Copy every table into a fresh file with a DuckDB budget of ``memory_mb``, then replace the store file
+        with it. The old file stays locked for writing until the swap; readers that have it open keep reading
+        it. On an error the store file is left as it was."""
         fresh = self.path.with_name(self.path.name + ".compacting")
-        con = self._open(read_only=False, min_memory_mb=COMPACT_MEMORY_MB)
+        fresh.unlink(missing_ok=True)
+        con = self._open(read_only=False)
         try:
-            return self._copy_and_swap(con, fresh, min_free_share)
-        except duckdb.Error as exc:  # only space is lost: the store as it was stays in place
-            logger.warning(f"store not compacted ({type(exc).__name__}: {str(exc).splitlines()[0]}); its free blocks "
-                           "are reused by later writes. Raise RIGHT_RAG_DUCKDB_MEMORY_LIMIT to let it compact.")
+            con.execute(f"SET memory_limit = '{int(memory_mb)}MiB'")
+            con.execute("SET enable_progress_bar = false")
+            con.execute("SET threads = 1")  # one row group in memory at a time
+            name = con.execute("SELECT current_database()").fetchone()[0]
+            if con.execute("SELECT count(*) FROM duckdb_indexes() WHERE sql ILIKE '%USING HNSW%'").fetchone()[0]:
+                from .extensions import load_extension
+
+                load_extension(con, "vss")
+                con.execute("SET hnsw_enable_experimental_persistence = true")
+            con.execute(f"ATTACH {literal(str(fresh))} AS compacted")
+            con.execute(f"COPY FROM DATABASE {name} TO compacted")
+            con.execute("DETACH compacted")
+            os.replace(fresh, self.path)
+        except duckdb.Error:
             with contextlib.suppress(duckdb.Error):
                 con.execute("DETACH DATABASE IF EXISTS compacted")
             fresh.unlink(missing_ok=True)
-            return None
+            raise
         finally:
             con.close()
-
-    def _copy_and_swap(self, con: duckdb.DuckDBPyConnection, fresh: Path, min_free_share: float
-                       ) -> tuple[int, int] | None:
-        con.execute("SET enable_progress_bar = false")
-        con.execute("SET threads = 1")  # one row group in memory at a time
-        con.execute("CHECKPOINT")
-        name, _, block_size, total, _, free = con.execute("PRAGMA database_size").fetchone()[:6]
-        if total == 0 or free < min_free_share * total:
-            return None
-        before = self.path.stat().st_size
-        fresh.unlink(missing_ok=True)
-        if con.execute("SELECT count(*) FROM duckdb_indexes() WHERE sql ILIKE '%USING HNSW%'").fetchone()[0]:
-            from .extensions import load_extension
-
-            load_extension(con, "vss")
-            con.execute("SET hnsw_enable_experimental_persistence = true")
-        con.execute(f"ATTACH {literal(str(fresh))} AS compacted")
-        con.execute(f"COPY FROM DATABASE {name} TO compacted")
-        con.execute("DETACH compacted")
-        os.replace(fresh, self.path)
-        return before, self.path.stat().st_size
 
     def wal_bytes(self) -> int:
         """Size of the write-ahead log (0 when there is none, and on a DuckLake)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from right_rag_dagster.store import Store
-from right_rag_dagster.store import db as store_db
+from right_rag_dagster.store import compaction
 
 
 def _store_with_free_blocks(tmp_path) -> Store:
@@ -39,42 +39,56 @@ def test_a_compaction_that_runs_out_of_memory_leaves_the_store_as_it_was(tmp_pat
     """It runs at the end of an index run whose documents are committed: failing it must not fail the run."""
     store = _store_with_free_blocks(tmp_path)
     before_rows, size = _rows(store), store.path.stat().st_size
-    monkeypatch.setattr(store_db, "COMPACT_MEMORY_MB", 0)
-    monkeypatch.setenv("RIGHT_RAG_DUCKDB_MEMORY_LIMIT", "1MB")
+    monkeypatch.setattr(compaction, "MEMORY_MB", 1)
+    monkeypatch.setattr(compaction, "RETRY_MEMORY_MB", 1)
     with caplog.at_level(logging.WARNING, logger="right_rag_dagster"):
         assert store.compact(min_bytes=0) is None
     assert "store not compacted" in caplog.text and "RIGHT_RAG_DUCKDB_MEMORY_LIMIT" in caplog.text
     assert not (tmp_path / "store.duckdb.compacting").exists()
     assert store.path.stat().st_size == size
-    monkeypatch.delenv("RIGHT_RAG_DUCKDB_MEMORY_LIMIT")
     assert _rows(store) == before_rows
 
 
-def _store_with_a_quarter_free(tmp_path) -> Store:
-    """What one changed file leaves: DuckDB rewrote a table's last row group, its old blocks are free."""
+def _rewrite(store: Store, rows: int) -> None:
+    """What re-indexing documents does: their rows deleted and written again (DuckDB keeps the deleted ones)."""
+    with store.write() as con:
+        con.execute(f"DELETE FROM bulk WHERE i < {rows}")
+        con.execute(f"INSERT INTO bulk SELECT i, repeat(md5((i + 1)::VARCHAR), 64) FROM range({rows}) t(i)")
+    store.checkpoint()
+
+
+def test_a_store_is_copied_once_to_learn_its_size_then_when_it_outgrew_it(tmp_path):
     store = Store(tmp_path / "store.duckdb")
     with store.write() as con:
         con.execute("CREATE TABLE bulk AS SELECT i, repeat(md5(i::VARCHAR), 64) AS text FROM range(30000) t(i)")
-        con.execute("CREATE TABLE earlier AS SELECT i, repeat(md5(i::VARCHAR), 64) AS text FROM range(12000) t(i)")
-    store.checkpoint()
-    with store.write() as con:
-        con.execute("DROP TABLE earlier")
-    store.checkpoint()
+    assert store.compact(min_bytes=0) is not None  # copied once to learn its compact size
     with store.read() as con:
-        _, _, _, total, _, free = con.execute("PRAGMA database_size").fetchone()[:6]
-    assert 0.2 < free / total < store_db.COMPACT_SMALL_RUN_FREE_SHARE
-    return store
-
-
-def test_a_small_run_leaves_the_free_blocks_its_next_run_reuses(tmp_path):
-    """Copying the whole store after one changed file tripled the time of a one-file index."""
-    store = _store_with_a_quarter_free(tmp_path)
-    assert store.compact(rewritten_share=1 / 710, min_bytes=0) is None
-
-
-def test_a_large_run_compacts_the_same_store(tmp_path):
-    store = _store_with_a_quarter_free(tmp_path)
+        recorded = int(con.execute("SELECT cache_key FROM step_state WHERE step = ?", [compaction.COMPACT_STEP]
+                                   ).fetchone()[0])
+    assert abs(recorded - store.path.stat().st_size) < 0.02 * recorded  # (+ the block of the record itself)
+    assert store.compact(min_bytes=0) is None
+    for _ in range(3):
+        _rewrite(store, 12000)
     before_rows = _rows(store)
-    before, after = store.compact(rewritten_share=0.1, min_bytes=0)
-    assert after < before * 0.85
+    grown = store.path.stat().st_size
+    assert compaction.GROWTH_LARGE_RUN * recorded < grown < compaction.GROWTH_SMALL_RUN * recorded
+    # one changed file: the next runs reuse the free blocks; copying the whole store for it is not worth it
+    assert store.compact(rewritten_share=1 / 710, min_bytes=0) is None
+    before, after = store.compact(rewritten_share=0.1, min_bytes=0)  # a tenth of the documents re-indexed
+    assert before == grown and after < grown / compaction.GROWTH_LARGE_RUN
     assert _rows(store) == before_rows
+    assert store.compact(rewritten_share=0.1, min_bytes=0) is None  # compact again: nothing to do
+
+
+def test_a_copy_out_of_its_first_budget_is_tried_again_with_the_larger_one(tmp_path, monkeypatch):
+    store = _store_with_free_blocks(tmp_path)
+    budgets = []
+    copy = Store.copy_and_swap
+
+    def first_fails(self, memory_mb):
+        budgets.append(memory_mb)
+        return copy(self, 1 if len(budgets) == 1 else memory_mb)  # 1 MB: DuckDB runs out of memory
+
+    monkeypatch.setattr(Store, "copy_and_swap", first_fails)
+    before, after = store.compact(min_bytes=0)
+    assert budgets == [compaction.MEMORY_MB, compaction.RETRY_MEMORY_MB] and after < before / 2

@@ -1,33 +1,22 @@
-"""Keep the evaluation store's file bounded. DuckDB never shrinks a file, keeps deleted rows in their row
-groups, and writes a changed row group anew at a checkpoint before freeing the old one: a table of up to
-122,880 rows is one row group, so one changed document grew the 710-document store by more than a fifth, and
-a tenth of them by half. So once the file outgrows ``GROWTH_LIMIT`` times its size after its last rewrite (or
-half of it is free blocks), its live data is copied to a fresh file that replaces it."""
+"""Keep the evaluation store's file bounded: the store's own compaction (``store.compaction``), with its own
+record and growth limit. Without it DuckDB alone grew this store by a third per evaluation round."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
-from pathlib import Path
-
-import duckdb
 
 from ..store import Store
-from ..store.content import set_step_state
-from ..store.db import memory_limit
-from ..store.extensions import load_extension
-from ..store.sql import literal
+from ..store.compaction import compact_size, compact_store
 
 GROWTH_LIMIT = 1.2
-MAX_FREE_SHARE = 0.5
 COMPACT_STEP = "evaluation:compact-bytes"
-"""``step_state`` row of the file's size after its last rewrite (its cache key; document id empty)."""
+"""``step_state`` row of the file's size after its last rewrite (a copy of the project's store carries the
+store's own record too, which describes the other file)."""
 
 
 @dataclass(frozen=True)
 class Space:
-    """The store file (with its log) before and after, the size it is measured against, and whether it was
-    rewritten."""
+    """The store file before and after, the size it is measured against, and whether it was rewritten."""
 
     bytes_before: int
     bytes_after: int
@@ -35,59 +24,10 @@ class Space:
     rewritten: bool
 
 
-def reclaim_space(store: Store, growth_limit: float = GROWTH_LIMIT, max_free_share: float = MAX_FREE_SHARE) -> Space:
+def reclaim_space(store: Store, growth_limit: float = GROWTH_LIMIT) -> Space:
     """Fold the write-ahead log into the file; rewrite the file when it outgrew ``growth_limit`` times its compact
-    size or more than ``max_free_share`` of it is free blocks. A store with no recorded compact size (new, or
-    made by an older right-rag) is rewritten once to learn it.
-
-    Call it with no other connection to the store open (``run_evaluation`` holds the store's lock)."""
-    store.checkpoint()
-    before = file_bytes(store.path)
-    with store.read() as con:
-        total, free = con.execute("SELECT total_blocks, free_blocks FROM pragma_database_size() "
-                                  "WHERE database_name = current_database()").fetchone()
-        row = con.execute(f"SELECT cache_key FROM step_state WHERE step = '{COMPACT_STEP}'").fetchone()
-    compact = int(row[0]) if row else None
-    bloated = (free / total if total else 0.0) > max_free_share
-    if not bloated and compact is not None and before <= growth_limit * compact:
-        return Space(before, before, compact, False)
-    copy_and_swap(store.path)
-    after = file_bytes(store.path)
-    _record_compact(store, after)
-    return Space(before, after, after, True)
-
-
-def _record_compact(store: Store, size: int) -> None:
-    with store.write(checkpoint=True) as con:
-        set_step_state(con, COMPACT_STEP, "", str(size), None)
-
-
-def copy_and_swap(path: Path) -> None:
-    """Copy every table (and index) of the DuckDB file at ``path`` into a fresh file, then replace ``path``."""
-    fresh = path.with_name(path.name + ".compact")
-    for leftover in (fresh, fresh.with_name(fresh.name + ".wal")):
-        leftover.unlink(missing_ok=True)
-    con = duckdb.connect()
-    try:
-        con.execute(f"SET memory_limit = {literal(memory_limit())}")
-        con.execute("SET enable_progress_bar = false")
-        con.execute(f"ATTACH {literal(str(path))} AS old (READ_ONLY)")
-        hnsw = con.execute("SELECT count(*) FROM duckdb_indexes() WHERE database_name = 'old' "
-                           "AND sql ILIKE '%USING HNSW%'").fetchone()[0]
-        if hnsw:  # the dense index of a large chunker: recreated in the copy, which needs the extension
-            load_extension(con, "vss")
-            con.execute("SET hnsw_enable_experimental_persistence = true")
-        con.execute(f"ATTACH {literal(str(fresh))} AS fresh")
-        con.execute("COPY FROM DATABASE old TO fresh")
-        con.execute("CHECKPOINT fresh")  # everything in the file itself: no log may be left behind the swap
-        con.execute("DETACH fresh")
-        con.execute("DETACH old")
-    finally:
-        con.close()
-    os.replace(fresh, path)
-
-
-def file_bytes(path: Path) -> int:
-    """The DuckDB file and its write-ahead log, in bytes."""
-    wal = path.with_name(path.name + ".wal")
-    return sum(p.stat().st_size for p in (path, wal) if p.exists())
+    size or half of it is free blocks (a store with no recorded size is rewritten once to learn it). Call it with
+    no other connection to the store open (``run_evaluation`` holds the store's lock)."""
+    copied = compact_store(store, min_bytes=0, step=COMPACT_STEP, growth=growth_limit)
+    size = store.path.stat().st_size
+    return Space(copied[0] if copied else size, size, compact_size(store, COMPACT_STEP) or size, copied is not None)

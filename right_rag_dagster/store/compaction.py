@@ -41,22 +41,24 @@ RETRY_MEMORY_MB = 192
 of it is tried again once with the larger budget (a row group of a 7,100-file store's chunks needs ~160 MB)."""
 
 
-def compact_store(store: Store, rewritten_share: float = 1.0, min_bytes: int = MIN_BYTES) -> tuple[int, int] | None:
+def compact_store(store: Store, rewritten_share: float = 1.0, min_bytes: int = MIN_BYTES, step: str = COMPACT_STEP,
+                  growth: float | None = None) -> tuple[int, int] | None:
     """Fold the log into the file; copy the store into a fresh file and swap it in when it outgrew its compact size
     (see ``GROWTH_LARGE_RUN``) or is mostly free blocks. A store with no recorded compact size (new, or made by an
     older right-rag) is copied once to learn it: a first full index leaves a fifth of the file free and deleted rows
     in it. Returns (bytes before, bytes after) when it copied. A copy that fails only warns: the store as it was
-    stays in place."""
+    stays in place. ``step`` names the record (the evaluation store keeps its own), ``growth`` overrides the
+    growth allowed."""
     if store.lake or not store.exists() or store.path.stat().st_size < min_bytes:
         return None
     with store.write(checkpoint=True) as con:
         total, free = con.execute("SELECT total_blocks, free_blocks FROM pragma_database_size() "
                                   "WHERE database_name = current_database()").fetchone()
-        row = con.execute("SELECT cache_key FROM step_state WHERE step = ? AND document_id = ''",
-                          [COMPACT_STEP]).fetchone()
+        row = con.execute("SELECT cache_key FROM step_state WHERE step = ? AND document_id = ''", [step]).fetchone()
     before = store.path.stat().st_size
     compact = int(row[0]) if row else None
-    growth = GROWTH_LARGE_RUN if rewritten_share >= LARGE_RUN_SHARE else GROWTH_SMALL_RUN
+    if growth is None:
+        growth = GROWTH_LARGE_RUN if rewritten_share >= LARGE_RUN_SHARE else GROWTH_SMALL_RUN
     mostly_free = total > 0 and free > MAX_FREE_SHARE * total
     if not mostly_free and compact is not None and before <= growth * compact:
         return None
@@ -77,10 +79,17 @@ def compact_store(store: Store, rewritten_share: float = 1.0, min_bytes: int = M
                        "it compact.")
         return None
     after = store.path.stat().st_size
-    _record(store, after)
+    _record(store, step, after)
     return before, after
 
 
-def _record(store: Store, size: int) -> None:
+def compact_size(store: Store, step: str = COMPACT_STEP) -> int | None:
+    """The file's size when it was last compact, if recorded."""
+    with store.read() as con:
+        row = con.execute("SELECT cache_key FROM step_state WHERE step = ? AND document_id = ''", [step]).fetchone()
+    return int(row[0]) if row else None
+
+
+def _record(store: Store, step: str, size: int) -> None:
     with store.write(checkpoint=True) as con:
-        set_step_state(con, COMPACT_STEP, "", str(size), None)
+        set_step_state(con, step, "", str(size), None)

@@ -303,6 +303,7 @@ class Store:
                 con.execute("SET hnsw_enable_experimental_persistence = true")
             con.execute(f"ATTACH {literal(str(fresh))} AS compacted")
             con.execute(f"COPY FROM DATABASE {name} TO compacted")
+            con.execute("CHECKPOINT compacted")  # everything in the file itself: no log may be left behind the swap
             con.execute("DETACH compacted")
             os.replace(fresh, self.path)
         except duckdb.Error:

@@ -240,6 +240,7 @@ def main(argv: list[str] | None = None) -> int:
              f"shared cores (longer once the sample project's full indexes stop failing); {len(bench.files)} files "
              f"of {corpus}; work folder {work}")
     started = dt.datetime.now(dt.timezone.utc)
+    _projects.compile_engine()
     projects = build_projects(bench, parts)
     run_rounds(bench, projects, parts, args.factor)
     if "latency" in parts:

@@ -30,7 +30,13 @@ from typing import TypeVar
 
 from ..errors import ConfigError
 from ..store import Store
-from .doc_names import HEAD_CHARS, POSSESSIVE, DocumentNames, document_names, name_tokens
+from .doc_names import (
+    HEAD_CHARS,
+    POSSESSIVE,
+    DocumentNames,
+    document_names,
+    name_tokens,
+)
 from .stopwords import ENGLISH_STOPWORDS
 from .tokenize import tokenize
 

@@ -15,7 +15,9 @@ come from
 Names are compared as *name tokens* (``name_tokens``): case, accents, ``v``/``version`` markers and trailing
 ``.0`` parts are ignored, letters and digits are split, so "GPL-2.0", "GPLv2" and "GPL version 2" are all
 ``gpl 2``. A name of one word without a version must be an acronym (upper case in the file name, or the title's
-acronym), so package file names such as ``file.copyright`` or ``time.copyright`` name nothing on their own.
+acronym), so package file names such as ``file.copyright`` or ``time.copyright`` name nothing on their own; such a
+one-word name counts only in the possessive ("dash's src/mksignames.c", "curl’s scripts": name tokens
+``dash s``), where a question uses it as the name of a thing, not as a word.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-NAMES_VERSION = "1"
+NAMES_VERSION = "2"
 """Changes with these rules (names are derived when needed, so nothing stored has to be rebuilt)."""
 
 HEAD_CHARS = 1500
@@ -35,6 +37,8 @@ FORMAT_SUFFIXES = frozenset({"txt", "text", "md", "markdown", "rst", "pdf", "htm
                              "odt", "rtf", "tex", "xml", "json", "epub"})
 """File suffixes that tell a format, not a name (``apt.copyright`` keeps ``copyright`` as part of its name)."""
 
+POSSESSIVE = "s"
+"""The name token of the possessive "'s" ("dash's" is ``dash s``)."""
 _FILLER = frozenset({"the", "a", "an", "of", "for", "and", "on", "to", "in"})
 _MARKERS = re.compile(r"(?<=[^\W\d_])v(?=\d)|\bv(?=\d)|\b(?:version|release|revision|ver|v)\b\.?")
 _NAME_TOKEN = re.compile(r"\d+(?:\.\d+)*|[^\W\d_]+")
@@ -87,6 +91,8 @@ def document_names(document_id: str, head: str) -> DocumentNames:
     bases = [words for words in title_bases if len(words) >= 2] + [(a,) for a in sorted(acronyms)]
     if stem_base and (len(stem_base) > 1 or _is_acronym(stem, stem_base[0], acronyms)):
         bases.append(stem_base)
+    elif len(stem_base) == 1 and not stem_base[0][0].isdigit():
+        names.add(stem_base + (POSSESSIVE,))
     for base in bases:
         names.add(base)
         names.update(base + (version,) for version in versions)

@@ -30,7 +30,13 @@ from typing import TypeVar
 
 from ..errors import ConfigError
 from ..store import Store
-from .doc_names import HEAD_CHARS, DocumentNames, document_names, name_tokens
+from .doc_names import (
+    HEAD_CHARS,
+    POSSESSIVE,
+    DocumentNames,
+    document_names,
+    name_tokens,
+)
 from .stopwords import ENGLISH_STOPWORDS
 from .tokenize import tokenize
 
@@ -74,7 +80,7 @@ def document_names_of(store: Store, document_id: str) -> str:
     found = next((d for d in store_names(store) if d.document_id == document_id), None)
     if found is None:
         return document_id
-    return " ".join([found.title, *(" ".join(name) for name in sorted(found.names))])
+    return " ".join([found.title, *(" ".join(name) for name in sorted(found.names) if name[-1] != POSSESSIVE)])
 
 
 _WORD = re.compile(r"[^\W_]+(?:\.\d+)*")

@@ -12,6 +12,8 @@ from ..errors import ConfigError
 from ..store import Store
 from .chunk_table import Candidate, ChunkTable
 from .cold import cold_bm25
+from .definitions import asks_for_definition, defined_term
+from .definitions import reorder as reorder_definitions
 from .embedders import Embedder, make_embedder
 from .expand import expand_to_units
 from .filters import filter_mask
@@ -47,8 +49,10 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
     names = identify(query, store_names(store)) if check_variant(identity) != "none" else Identified({}, query)
     named = names.named
     quoted = names.lexical != query  # a name to score only in its own documents (identity.Identified)
+    defining = asks_for_definition(query)  # definitions of a term it names move up (retrieval.definitions)
+    deep = bool(named) or defining  # candidates are reordered: fetch DEPTH of them
     cold = (type(plugin) is Bm25Retriever and not filters and not expand and not (named and identity == "filter")
-            and not quoted)
+            and not quoted and not defining)
     if cold and first_search(store, chunker):
         hits = cold_bm25(store, query, chunker, max(k, DEPTH) if named else k)
         return _renumber(reorder(hits, named, identity, _hit_document, _hit_score, _named_hit)[:k])
@@ -59,7 +63,7 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
     allowed = filter_mask(index.chunks, filters)
     if named and identity == "filter":
         allowed = _within(index.chunks, named, allowed)
-    request = RetrievalRequest(query=query, k=max(fetch, DEPTH) if named else fetch, index=index, allowed=allowed,
+    request = RetrievalRequest(query=query, k=max(fetch, DEPTH) if deep else fetch, index=index, allowed=allowed,
                                embedder=make_embedder(embedder), options=dict(options or {}),
                                lexical_query=names.lexical if quoted else None,
                                named_rows=_within(index.chunks, named, None) if quoted else None)
@@ -70,6 +74,9 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
     rows = index.chunks.rows
     live = reorder(live, named, identity, lambda c: rows[index.chunks.row_of[c.chunk_id]][1], lambda c: c.score,
                    _named_candidate)
+    if defining:
+        live = reorder_definitions(live, query, lambda c: _defined_term(index.chunks, c), lambda c: c.score,
+                                   _defining_candidate, lambda c: _place(index.chunks, c))
     hits = [index.chunks.hit(c, rank, name) for rank, c in enumerate(live[:fetch], start=1)]
     return expand_to_units(store, hits)[:k] if expand else hits
 
@@ -94,6 +101,23 @@ def _named_hit(hit: Hit, score: float, named: str | None) -> Hit:
 def _named_candidate(candidate: Candidate, score: float, named: str | None) -> Candidate:
     details = {**candidate.details, "named": named} if named else candidate.details
     return Candidate(candidate.chunk_id, score, details)
+
+
+def _defined_term(chunks: ChunkTable, candidate: Candidate) -> str | None:
+    row = chunks.row_of[candidate.chunk_id]
+    unit_type = chunks.rows[row][11]
+    if unit_type not in ("definition", "field_definition"):
+        return None
+    return defined_term(unit_type, chunks.attributes()[row])
+
+
+def _place(chunks: ChunkTable, candidate: Candidate) -> tuple[str, int]:
+    row = chunks.rows[chunks.row_of[candidate.chunk_id]]
+    return row[1], row[4] or 0
+
+
+def _defining_candidate(candidate: Candidate, score: float, term: str) -> Candidate:
+    return Candidate(candidate.chunk_id, score, {**candidate.details, "defines": term})
 
 
 def _renumber(hits: list[Hit]) -> list[Hit]:

@@ -41,7 +41,12 @@ def test_names_come_from_the_file_name_and_the_title_line() -> None:
 
 def test_a_record_file_has_no_title_and_a_package_name_alone_names_nothing() -> None:
     apt = document_names("apt.copyright", (HELDOUT / "apt.copyright").read_text(encoding="utf-8"))
-    assert apt.title == "" and {" ".join(n) for n in apt.names} == {"apt copyright"}
+    assert apt.title == "" and {" ".join(n) for n in apt.names} == {"apt copyright", "apt s"}
+    assert named_documents("Which version of apt is needed?", [apt]) == {}       # a package name alone: a word
+    assert named_documents("Which files of apt’s source are under GPL-2+?", [apt]) == {"apt.copyright": "apt s"}
+    dash = document_names("dash.copyright", (HELDOUT / "dash.copyright").read_text(encoding="utf-8"))
+    said = identify("Why is dash's src/mksignames.c under GPL-2+ considered acceptable?", [dash])
+    assert said.named == {"dash.copyright": "dash s"} and said.lexical.startswith("Why is   src/mksignames.c")
 
 
 def test_titles_from_markdown_and_pdf_text_with_their_versions() -> None:

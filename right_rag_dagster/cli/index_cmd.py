@@ -11,12 +11,11 @@ import sys
 import time
 
 from ..pipeline.indexer import Indexer
+from ..pipeline.plan import IndexPlan, scan_and_plan
 from ..pipeline.runner import (
-    IndexPlan,
     add_progress_listener,
     add_start_listener,
     record_plugin_errors,
-    scan_and_plan,
 )
 from ..pipeline.workers import close_prestarted, prestart_workers
 from ..project import Project

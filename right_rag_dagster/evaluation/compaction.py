@@ -6,17 +6,12 @@ half of it is free blocks), its live data is copied to a fresh file that replace
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import duckdb
-
 from ..store import Store
-from ..store.content import set_step_state
-from ..store.db import memory_limit
-from ..store.extensions import load_extension
-from ..store.sql import literal
+from ..store.content import get_step_state, set_step_state
+from ..store.evaluation_tables import copy_and_swap, database_blocks
 
 GROWTH_LIMIT = 1.2
 MAX_FREE_SHARE = 0.5
@@ -44,9 +39,8 @@ def reclaim_space(store: Store, growth_limit: float = GROWTH_LIMIT, max_free_sha
     store.checkpoint()
     before = file_bytes(store.path)
     with store.read() as con:
-        total, free = con.execute("SELECT total_blocks, free_blocks FROM pragma_database_size() "
-                                  "WHERE database_name = current_database()").fetchone()
-        row = con.execute(f"SELECT cache_key FROM step_state WHERE step = '{COMPACT_STEP}'").fetchone()
+        total, free = database_blocks(con)
+        row = get_step_state(con, COMPACT_STEP, "")
     compact = int(row[0]) if row else None
     bloated = (free / total if total else 0.0) > max_free_share
     if not bloated and compact is not None and before <= growth_limit * compact:
@@ -60,31 +54,6 @@ def reclaim_space(store: Store, growth_limit: float = GROWTH_LIMIT, max_free_sha
 def _record_compact(store: Store, size: int) -> None:
     with store.write(checkpoint=True) as con:
         set_step_state(con, COMPACT_STEP, "", str(size), None)
-
-
-def copy_and_swap(path: Path) -> None:
-    """Copy every table (and index) of the DuckDB file at ``path`` into a fresh file, then replace ``path``."""
-    fresh = path.with_name(path.name + ".compact")
-    for leftover in (fresh, fresh.with_name(fresh.name + ".wal")):
-        leftover.unlink(missing_ok=True)
-    con = duckdb.connect()
-    try:
-        con.execute(f"SET memory_limit = {literal(memory_limit())}")
-        con.execute("SET enable_progress_bar = false")
-        con.execute(f"ATTACH {literal(str(path))} AS old (READ_ONLY)")
-        hnsw = con.execute("SELECT count(*) FROM duckdb_indexes() WHERE database_name = 'old' "
-                           "AND sql ILIKE '%USING HNSW%'").fetchone()[0]
-        if hnsw:  # the dense index of a large chunker: recreated in the copy, which needs the extension
-            load_extension(con, "vss")
-            con.execute("SET hnsw_enable_experimental_persistence = true")
-        con.execute(f"ATTACH {literal(str(fresh))} AS fresh")
-        con.execute("COPY FROM DATABASE old TO fresh")
-        con.execute("CHECKPOINT fresh")  # everything in the file itself: no log may be left behind the swap
-        con.execute("DETACH fresh")
-        con.execute("DETACH old")
-    finally:
-        con.close()
-    os.replace(fresh, path)
 
 
 def file_bytes(path: Path) -> int:

@@ -30,6 +30,7 @@ from typing import TypeVar
 
 from ..errors import ConfigError
 from ..store import Store
+from ..store.chunk_reads import document_heads
 from .doc_names import HEAD_CHARS, DocumentNames, document_names, name_tokens
 from .stopwords import ENGLISH_STOPWORDS
 from .tokenize import tokenize
@@ -61,8 +62,7 @@ def store_names(store: Store) -> tuple[DocumentNames, ...]:
         if cached is not None and cached[0] == stamp:
             return cached[1]
     with store.read() as con:
-        rows = con.execute(f"SELECT document_id, substr(text, 1, {HEAD_CHARS}) FROM documents "
-                           "WHERE status = 'loaded' ORDER BY document_id").fetchall()
+        rows = document_heads(con, HEAD_CHARS)
     names = tuple(document_names(document_id, head or "") for document_id, head in rows)
     with _lock:
         _cache[key] = (stamp, names)

@@ -21,6 +21,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..store import Store
+from ..store.chunk_reads import chunker_names
 from .embedders import Embedder, make_embedder
 from .identity import DEFAULT_IDENTITY, check_variant
 
@@ -58,7 +59,7 @@ class RetrievalSettings:
 def default_chunker(store: Store) -> str:
     """The first chunker (by name) other than ``default`` that has chunks in the store, else ``default``."""
     with store.read() as con:
-        names = [row[0] for row in con.execute("SELECT DISTINCT chunker FROM chunks ORDER BY chunker").fetchall()]
+        names = chunker_names(con)
     return next((name for name in names if name != "default"), "default")
 
 

@@ -19,8 +19,8 @@ from ..pipeline.runner import (
 )
 from ..pipeline.workers import close_prestarted, prestart_workers
 from ..project import Project
+from ..retrieval.build.lifecycle import sync_dense_indexes
 from ..retrieval.formats import outdated_indexes
-from ..retrieval.lifecycle import sync_dense_indexes
 from ..retrieval.settings import RetrievalSettings, embedder_for_project
 from ..store import Store
 from ..store.catalog import index_totals

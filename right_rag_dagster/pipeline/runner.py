@@ -204,7 +204,7 @@ def _write_once(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, D
 def _update_postings(con: duckdb.DuckDBPyConnection, batch: WriteBatch, live: frozenset[str]) -> None:
     """Write the BM25 postings the workers tokenized, for chunkers whose index is live, before the batch
     replaces the documents' chunk rows (their old postings are found through the old rows)."""
-    from ..retrieval.bm25_index import update_documents
+    from ..retrieval.build.bm25 import update_documents
 
     for chunker, by_document in batch.index_rows.items():
         if chunker in live:
@@ -212,11 +212,11 @@ def _update_postings(con: duckdb.DuckDBPyConnection, batch: WriteBatch, live: fr
 
 
 def live_indexes(store: Store, chunkers: Sequence[str]) -> frozenset[str]:
-    """Chunkers whose BM25 index takes postings with each document write (see ``bm25_index.prepare_live``).
+    """Chunkers whose BM25 index takes postings with each document write (see ``retrieval.build.bm25.prepare_live``).
 
     None on a DuckLake: postings number terms and chunks by the largest number so far, which concurrent writers
     would each take (the lake has no keys to refuse it); the index build after the writers adds them."""
-    from ..retrieval.bm25_index import needs_rebuild, prepare_live
+    from ..retrieval.build.bm25 import needs_rebuild, prepare_live
 
     if store.lake:
         return frozenset()

@@ -11,8 +11,8 @@ import re
 from collections.abc import Iterable, Sequence
 
 from ..errors import StoreError
-from ..retrieval.bm25_search import stem_tokens
 from ..retrieval.hits import Hit
+from ..retrieval.searching.bm25 import stem_tokens
 from ..retrieval.tokenize import tokenize
 from ..store import Store
 from ..store.chunk_reads import span_texts

@@ -23,7 +23,7 @@ from ..errors import ConfigError
 from ..store import Store
 from ..store.chunk_reads import chunker_names
 from .embedders import Embedder, make_embedder
-from .identity import DEFAULT_IDENTITY, check_variant
+from .searching.identity import DEFAULT_IDENTITY, check_variant
 
 
 @dataclass(frozen=True)

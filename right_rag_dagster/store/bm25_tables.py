@@ -1,5 +1,5 @@
 """One chunker's BM25 tables (chunk lengths, term dictionary, postings): created, dropped, renamed, rows
-inserted and deleted, and their totals. ``retrieval/bm25_index.py`` decides what to change."""
+inserted and deleted, and their totals. ``retrieval/build/bm25.py`` decides what to change."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """One chunker's dense vectors table and its HNSW index: written, counted, dropped.
-``retrieval/dense_index.py`` decides what to change."""
+``retrieval/build/dense.py`` decides what to change."""
 
 from __future__ import annotations
 

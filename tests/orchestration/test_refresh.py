@@ -24,7 +24,7 @@ from right_rag_dagster.pipeline.runner import mark_refresh
 from right_rag_dagster.pipeline.scan import scan_documents
 from right_rag_dagster.project import Project
 from right_rag_dagster.retrieval import search
-from right_rag_dagster.retrieval.snapshot import clear_cache
+from right_rag_dagster.retrieval.searching.snapshot import clear_cache
 from right_rag_dagster.store import Store
 from right_rag_dagster.store.db import utcnow
 

@@ -8,14 +8,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..store import Store
-from ..store.extensions import load_extension
-from ..store.search_tables import dense_nearest, dense_vectors
-from .bm25_search import top_candidates
+from ...store import Store
+from ...store.extensions import load_extension
+from ...store.search_tables import (
+    Connection,
+    IndexState,
+    IndexTables,
+    dense_nearest,
+    dense_vectors,
+    read_state,
+    table_exists,
+)
+from ..embedders import Embedder
+from ..errors import EmbedderMismatchError, IndexMissingError
+from .bm25 import top_candidates
 from .chunk_table import Candidate, ChunkTable
-from .embedders import Embedder
-from .errors import EmbedderMismatchError, IndexMissingError
-from .tables import Connection, IndexState, IndexTables, read_state, table_exists
 
 
 class DenseVectors:

@@ -28,12 +28,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from ..errors import ConfigError
-from ..store import Store
-from ..store.chunk_reads import document_heads
+from ...errors import ConfigError
+from ...store import Store
+from ...store.chunk_reads import document_heads
+from ..stopwords import ENGLISH_STOPWORDS
+from ..tokenize import tokenize
 from .doc_names import HEAD_CHARS, DocumentNames, document_names, name_tokens
-from .stopwords import ENGLISH_STOPWORDS
-from .tokenize import tokenize
 
 VARIANTS = ("none", "boost", "first", "filter")
 DEFAULT_IDENTITY = "boost"

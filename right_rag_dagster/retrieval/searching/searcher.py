@@ -7,15 +7,15 @@ from typing import Any
 
 import numpy as np
 
-from ..core.registry import Registry
-from ..errors import ConfigError
-from ..store import Store
+from ...core.registry import Registry
+from ...errors import ConfigError
+from ...store import Store
+from ..embedders import Embedder, make_embedder
+from ..hits import Hit
 from .chunk_table import Candidate, ChunkTable
 from .cold import cold_bm25
-from .embedders import Embedder, make_embedder
 from .expand import expand_to_units
 from .filters import filter_mask
-from .hits import Hit
 from .identity import (
     DEFAULT_IDENTITY,
     DEPTH,
@@ -39,7 +39,7 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
     (a local model is recreated from the stored identity when omitted); ``expand`` returns a whole unit
     in place of several of its chunks; ``registry`` finds spec/retrievers plugins; ``options`` go to the
     retriever (``weights``, ``rrf_k``, ``depth``); ``identity`` says how a document named in the question
-    moves its passages (``retrieval.identity``: none, boost, first, filter).
+    moves its passages (``searching.identity``: none, boost, first, filter).
     """
     if k < 1:
         raise ConfigError(f"k must be at least 1, got {k}")

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..store import Store
-from ..store.bm25_tables import (
+from ...store import Store
+from ...store.bm25_tables import (
     bm25_totals,
     create_tables,
     delete_chunks,
@@ -22,12 +22,9 @@ from ..store.bm25_tables import (
     prune_terms,
     rename_tables,
 )
-from ..store.chunk_reads import chunk_count, document_chunk_ids
-from ..store.extensions import load_extension
-from .bm25_terms import text_terms
-from .formats import BM25_FORMAT
-from .pending import ChunkText, PendingChunks
-from .tables import (
+from ...store.chunk_reads import chunk_count, document_chunk_ids
+from ...store.extensions import load_extension
+from ...store.search_tables import (
     Connection,
     IndexState,
     IndexTables,
@@ -36,9 +33,10 @@ from .tables import (
     table_exists,
     write_state,
 )
+from ..formats import BM25_FORMAT, K1, B
+from .pending import ChunkText, PendingChunks
+from .terms import text_terms
 
-K1 = 1.2
-B = 0.75
 INSERT_SLICE = 2048
 """Chunks read, tokenized and inserted at a time: a build from empty holds one page of texts and tokens, not the
 corpus (40k chunks at once set the index run's peak memory)."""

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..store.chunk_reads import (
+from ...store.chunk_reads import (
     chunk_count,
     chunk_texts,
     orphaned_chunk_ids,
     stale_chunks,
 )
-from .indexed_text import indexed_text
-from .tables import Connection
+from ...store.search_tables import Connection
+from ..indexed_text import indexed_text
 
 
 @dataclass(frozen=True)

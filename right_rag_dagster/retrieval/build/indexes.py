@@ -11,16 +11,16 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import SchemaVersionError
-from ..store import Store
-from ..store.chunk_reads import chunk_count, chunks_fingerprint
-from ..store.extensions import load_extension
-from .bm25_index import STAGE_CHUNKS, Bm25Plan, apply_bm25, plan_bm25, stage_bm25
-from .dense_index import HNSW_THRESHOLD, DensePlan, apply_dense, plan_dense
-from .embedders import Embedder, make_embedder
-from .formats import BM25_FORMAT, HASH_RULE
+from ...errors import SchemaVersionError
+from ...store import Store
+from ...store.chunk_reads import chunk_count, chunks_fingerprint
+from ...store.extensions import load_extension
+from ...store.search_tables import Connection, read_state
+from ..embedders import Embedder, make_embedder
+from ..formats import BM25_FORMAT, HASH_RULE
+from .bm25 import STAGE_CHUNKS, Bm25Plan, apply_bm25, plan_bm25, stage_bm25
+from .dense import HNSW_THRESHOLD, DensePlan, apply_dense, plan_dense
 from .pending import PendingChunks
-from .tables import Connection, read_state
 
 if TYPE_CHECKING:
     import numpy as np
@@ -101,7 +101,7 @@ def _up_to_date(con: Connection, chunker: str, fingerprint: str, embedder: Embed
 def _apply(store: Store, bm25: Bm25Plan, dense: DensePlan | None, vectors: np.ndarray | None,
            hnsw_threshold: int, started: float) -> dict[str, Any]:
     """Write both plans in one transaction and return what the indexes then hold; then checkpoint (with ``vss``
-    loaded when HNSW changed, see dense_index), so the readers that follow a build open the file without
+    loaded when HNSW changed, see ``dense``), so the readers that follow a build open the file without
     replaying its log: a 100 KB log made each open of the 40k-chunk store 30 ms slower."""
     build_id = uuid.uuid4().hex
     staged = bm25.full_rebuild and len(bm25.insert) > STAGE_CHUNKS

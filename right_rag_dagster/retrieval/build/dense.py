@@ -11,17 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..store.dense_tables import (
+from ...store.dense_tables import (
     create_hnsw,
     drop_vectors,
     replace_vectors,
     vector_count,
 )
-from ..store.extensions import load_extension
-from .embedders import Embedder
-from .formats import HASH_RULE
-from .pending import PendingChunks
-from .tables import (
+from ...store.extensions import load_extension
+from ...store.search_tables import (
     Connection,
     IndexState,
     IndexTables,
@@ -30,6 +27,9 @@ from .tables import (
     table_exists,
     write_state,
 )
+from ..embedders import Embedder
+from ..formats import HASH_RULE
+from .pending import PendingChunks
 
 if TYPE_CHECKING:
     import numpy as np

@@ -13,15 +13,22 @@ import threading
 import duckdb
 import numpy as np
 
-from ..store.extensions import load_extension
-from ..store.search_tables import bm25_lengths, bm25_postings, bm25_vocabulary
-from .bm25_index import K1, B
+from ...store.extensions import load_extension
+from ...store.search_tables import (
+    Connection,
+    IndexTables,
+    bm25_lengths,
+    bm25_postings,
+    bm25_vocabulary,
+    literal,
+    read_state,
+    table_exists,
+)
+from ..errors import IndexMissingError
+from ..formats import BM25_FORMAT, K1, B
+from ..stopwords import ENGLISH_STOPWORDS
+from ..tokenize import tokenize
 from .chunk_table import Candidate, ChunkTable
-from .errors import IndexMissingError
-from .formats import BM25_FORMAT
-from .stopwords import ENGLISH_STOPWORDS
-from .tables import Connection, IndexTables, literal, read_state, table_exists
-from .tokenize import tokenize
 
 _stemmer: duckdb.DuckDBPyConnection | None = None
 _stems: dict[str, str] = {}
@@ -49,7 +56,7 @@ def stem_tokens(tokens: list[str]) -> list[str]:
 def query_terms(query: str) -> list[str]:
     """The distinct stems a question is scored by: its tokens without English stopwords, then stemmed.
 
-    The same rule as the index (``bm25_terms.text_terms``). fts's ``match_bm25`` stems the query without
+    The same rule as the index (``build.terms.text_terms``). fts's ``match_bm25`` stems the query without
     dropping its stopwords, so a stopword can meet the stem of another word that the index kept: ``in`` is
     the stem of ``ins`` (``plug-ins``), ``mean`` (a stopword) of ``means``, so every question with "in" or
     "mean" scored the chunks holding those words. Here a question's stopwords count as little as a chunk's.

@@ -9,9 +9,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..store.chunk_reads import chunk_rows
-from .hits import Hit
-from .tables import Connection
+from ...store.chunk_reads import chunk_rows
+from ...store.search_tables import Connection
+from ..hits import Hit
 
 COLUMNS = ("chunk_id", "document_id", "unit_id", "fulltext", "source_start", "source_end", "page_start",
            "page_end", "page_label_start", "page_label_end", "section_path", "unit_type", "role", "attributes")

@@ -8,13 +8,12 @@ Both paths use the same formula and statistics and order ties by document and or
 
 from __future__ import annotations
 
-from ..store import Store
-from ..store.search_tables import bm25_best_rows, bm25_termids
-from .bm25_index import K1, B
-from .bm25_search import has_terms, query_terms
+from ...store import Store
+from ...store.search_tables import IndexTables, bm25_best_rows, bm25_termids
+from ..formats import K1, B
+from ..hits import Hit
+from .bm25 import has_terms, query_terms
 from .chunk_table import COLUMNS, Candidate, ChunkTable
-from .hits import Hit
-from .tables import IndexTables
 
 
 def cold_bm25(store: Store, query: str, chunker: str, k: int, retriever: str = "bm25") -> list[Hit]:

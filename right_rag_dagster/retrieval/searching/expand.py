@@ -10,9 +10,9 @@ import json
 from collections import Counter
 from dataclasses import replace
 
-from ..store import Store
-from ..store.chunk_reads import unit_texts
-from .hits import Hit
+from ...store import Store
+from ...store.chunk_reads import unit_texts
+from ..hits import Hit
 
 MIN_CHUNKS = 2
 

@@ -99,7 +99,7 @@ def retriever_registry(project: Any) -> Registry | None:
     folder = project.spec_dir / "retrievers"
     if not folder.is_dir() or not any(folder.rglob("*.py")):
         return None
-    from ..core.registry import build_registry
+    from ..registry import build_registry
     from ..retrieval import retrievers  # noqa: F401  (registers the "retrievers" plugin kind)
 
     registry = project.registry

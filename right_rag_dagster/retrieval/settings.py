@@ -23,7 +23,18 @@ from ..errors import ConfigError
 from ..store import Store
 from ..store.chunk_reads import chunker_names
 from .embedders import Embedder, make_embedder
-from .searching.identity import DEFAULT_IDENTITY, check_variant
+
+VARIANTS = ("none", "boost", "first", "filter")
+DEFAULT_IDENTITY = "boost"
+"""How a document named in the question ranks (``searching/identity.py`` applies it)."""
+
+
+def check_variant(variant: str) -> str:
+    """``variant`` when it is one of ``VARIANTS``, else a ``ConfigError`` naming them."""
+    if variant not in VARIANTS:
+        raise ConfigError(f"unknown identity variant {variant!r}; use one of {', '.join(VARIANTS)} "
+                          "([right-rag.retrieval] identity)")
+    return variant
 
 
 @dataclass(frozen=True)

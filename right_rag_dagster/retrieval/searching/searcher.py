@@ -12,15 +12,14 @@ from ...errors import ConfigError
 from ...store import Store
 from ..embedders import Embedder, make_embedder
 from ..hits import Hit
+from ..settings import DEFAULT_IDENTITY, check_variant
 from .chunk_table import Candidate, ChunkTable
 from .cold import cold_bm25
 from .expand import expand_to_units
 from .filters import filter_mask
 from .identity import (
-    DEFAULT_IDENTITY,
     DEPTH,
     Identified,
-    check_variant,
     identify,
     reorder,
     store_names,

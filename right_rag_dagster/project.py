@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from .config import PipelineConfig
-from .core.registry import Registry, build_registry
+from .core.registry import Registry
 from .errors import ConfigError
 from .limits import Limits
+from .registry import build_registry
 from .store.settings import LakeSettings, lake_settings
 
 CONFIG_FILE = "right_rag.toml"

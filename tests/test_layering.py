@@ -104,3 +104,28 @@ def test_dagster_is_imported_only_at_the_edge():
 
 def test_the_check_sees_a_circle_when_there_is_one():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+SQL_METHODS = {"execute", "executemany", "sql"}
+SQL_OUTSIDE_STORE = {
+    "right_rag_dagster.orchestration.storage": "a PRAGMA on Dagster's SQLite run storage, not the DuckDB store",
+    "right_rag_dagster.retrieval.searching.bm25": "stems query words in a private in-memory DuckDB, not the store",
+}
+"""Modules outside ``store/`` allowed to run SQL, each with the reason."""
+
+
+def _sql_calls(path: Path) -> int:
+    """Calls of ``x.execute(...)``/``x.sql(...)``, and of ``execute(...)`` (``store.sql.execute``)."""
+    calls = 0
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            calls += name in SQL_METHODS
+    return calls
+
+
+def test_only_the_store_runs_sql():
+    outside = {name for name, path in _modules().items() if _layer(name) != "store" and _sql_calls(path)}
+    assert sorted(outside - SQL_OUTSIDE_STORE.keys()) == []
+    assert sorted(SQL_OUTSIDE_STORE.keys() - outside) == []  # an entry whose SQL moved is dropped from the list

@@ -11,17 +11,16 @@ import sys
 import time
 
 from ..pipeline.indexer import Indexer
+from ..pipeline.plan import IndexPlan, scan_and_plan
 from ..pipeline.runner import (
-    IndexPlan,
     add_progress_listener,
     add_start_listener,
     record_plugin_errors,
-    scan_and_plan,
 )
 from ..pipeline.workers import close_prestarted, prestart_workers
 from ..project import Project
+from ..retrieval.build.lifecycle import sync_dense_indexes
 from ..retrieval.formats import outdated_indexes
-from ..retrieval.lifecycle import sync_dense_indexes
 from ..retrieval.settings import RetrievalSettings, embedder_for_project
 from ..store import Store
 from ..store.catalog import index_totals

@@ -50,7 +50,7 @@ def positive_int(text: str) -> int:
 def run(args: argparse.Namespace) -> int:
     from ..project import Project
     from ..rag import query
-    from ..retrieval.filters import parse_filters
+    from ..retrieval.searching.filters import parse_filters
     from ..terminal import safe_text
 
     project = Project.load(args.project)

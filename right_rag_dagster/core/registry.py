@@ -1,4 +1,5 @@
-"""Plugin discovery: every concrete no-argument subclass under ``spec/<kind>/`` (recursive) and the built-ins.
+"""Plugin discovery: every concrete no-argument subclass under ``spec/<kind>/`` (recursive), beside the built-in
+plugin modules the caller passes (``right_rag_dagster.registry.build_registry`` passes the package's).
 
 A plugin file that fails to import is reported (file and exception) instead of stopping discovery. A spec
 plugin with the same name as a built-in replaces it; two spec plugins with one name are an error.
@@ -9,16 +10,16 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from ..errors import ConfigError, PluginError
 from .hashing import file_hash, stable_hash
 from .interfaces import PLUGIN_KINDS
 
-BUILTINS_DIR = Path(__file__).resolve().parent.parent / "builtins"
 SMOKE_TEST_KINDS = ("unit_parsers", "chunk_parsers")
 
 
@@ -126,16 +127,17 @@ class Registry:
         return self._all("chunk_savers")
 
 
-def build_registry(spec_dir: str | Path | None = "spec", include_builtins: bool = True) -> Registry:
-    """Discover built-in plugins and those under ``spec_dir`` (relative paths are from the working directory)."""
+def discover(spec_dir: str | Path | None, builtins: Mapping[str, Sequence[ModuleType]]) -> Registry:
+    """The ``builtins`` (plugin kind -> modules), then the plugins under ``spec_dir`` (relative paths are from
+    the working directory)."""
     spec_path = Path(spec_dir).resolve() if spec_dir is not None else None
     registry = Registry(spec_dir=spec_path)
     for kind in PLUGIN_KINDS:
         registry.plugins[kind] = {}
-        if include_builtins:
-            _discover(registry, kind, BUILTINS_DIR / kind, builtin=True)
+        for module in builtins.get(kind, ()):
+            _register(registry, kind, module, Path(module.__file__).resolve(), None)
         if spec_path is not None:
-            _discover(registry, kind, spec_path / kind, builtin=False)
+            _discover(registry, kind, spec_path / kind)
     return registry
 
 
@@ -150,56 +152,60 @@ def load_helper(plugin_file: str | Path, filename: str) -> Any:
     return sys.modules.get(module_name) or _exec_file(module_name, path)
 
 
-def _discover(registry: Registry, kind: str, folder: Path, builtin: bool) -> None:
+def _discover(registry: Registry, kind: str, folder: Path) -> None:
     if not folder.is_dir():
         return
-    interface, name_property = PLUGIN_KINDS[kind]
     seen_in_spec: dict[str, str] = {}
     for path in sorted(folder.rglob("*.py")):
         if path.name == "__init__.py" or "__pycache__" in path.parts:
             continue
         try:
-            module = _import_file(path, kind, folder, builtin)
+            module = _import_file(path, kind, folder)
         except Exception as exc:  # a user's broken file must not stop discovery
             registry.errors.append(PluginLoadError(kind, str(path), f"import failed: {type(exc).__name__}: {exc}"))
             continue
-        version = _source_version(path, builtin)
-        for _, cls in inspect.getmembers(module, inspect.isclass):
-            if cls.__module__ != module.__name__ or not issubclass(cls, interface) or inspect.isabstract(cls):
-                continue
-            try:
-                name = getattr(cls(), name_property)
-            except Exception as exc:
-                registry.errors.append(
-                    PluginLoadError(kind, str(path), f"{cls.__name__} needs a no-argument constructor and a "
-                                    f"{name_property} property: {type(exc).__name__}: {exc}")
-                )
-                continue
-            if not builtin and name in seen_in_spec:
-                registry.errors.append(
-                    PluginLoadError(kind, str(path), f"{cls.__name__} reuses the name {name!r} of a plugin in "
-                                    f"{seen_in_spec[name]}; plugin names must be unique per kind")
-                )
-                continue
-            if not builtin:
-                seen_in_spec[name] = str(path)
-            registry.plugins[kind][name] = PluginInfo(
-                kind=kind,
-                name=name,
-                cls=cls,
-                source_file=str(path),
-                version=version,
-                builtin=builtin,
-                selected_by_default=bool(getattr(cls, "selected_by_default", True)),
+        _register(registry, kind, module, path, seen_in_spec)
+
+
+def _register(registry: Registry, kind: str, module: ModuleType, path: Path, seen_in_spec: dict[str, str] | None
+              ) -> None:
+    """Every plugin class defined in ``module``; ``seen_in_spec`` (None for a built-in) catches reused names."""
+    interface, name_property = PLUGIN_KINDS[kind]
+    builtin = seen_in_spec is None
+    version = _source_version(path, builtin)
+    for _, cls in inspect.getmembers(module, inspect.isclass):
+        if cls.__module__ != module.__name__ or not issubclass(cls, interface) or inspect.isabstract(cls):
+            continue
+        try:
+            name = getattr(cls(), name_property)
+        except Exception as exc:
+            registry.errors.append(
+                PluginLoadError(kind, str(path), f"{cls.__name__} needs a no-argument constructor and a "
+                                f"{name_property} property: {type(exc).__name__}: {exc}")
             )
+            continue
+        if not builtin and name in seen_in_spec:
+            registry.errors.append(
+                PluginLoadError(kind, str(path), f"{cls.__name__} reuses the name {name!r} of a plugin in "
+                                f"{seen_in_spec[name]}; plugin names must be unique per kind")
+            )
+            continue
+        if not builtin:
+            seen_in_spec[name] = str(path)
+        registry.plugins[kind][name] = PluginInfo(
+            kind=kind,
+            name=name,
+            cls=cls,
+            source_file=str(path),
+            version=version,
+            builtin=builtin,
+            selected_by_default=bool(getattr(cls, "selected_by_default", True)),
+        )
 
 
-def _import_file(path: Path, kind: str, folder: Path, builtin: bool) -> Any:
+def _import_file(path: Path, kind: str, folder: Path) -> Any:
     relative = path.relative_to(folder).with_suffix("")
-    prefix = "right_rag_dagster.builtins" if builtin else f"right_rag_spec_{stable_hash(str(folder))[:8]}"
-    module_name = ".".join([prefix, kind, *relative.parts])
-    if builtin:
-        return importlib.import_module(module_name)
+    module_name = ".".join([f"right_rag_spec_{stable_hash(str(folder))[:8]}", kind, *relative.parts])
     return _exec_file(module_name, path)
 
 

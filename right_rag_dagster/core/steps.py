@@ -15,6 +15,7 @@ CHUNKS = "chunks"
 COVERAGE = "coverage"
 COVERAGE_VERSION = "2"
 DOCUMENT = "document"  # an event about the document itself (a warning, a removal), not one of its assets
+REFRESH = "refresh"  # the search indexes and audit report, refreshed after documents change
 
 STALE = "stale"  # this version failed; the last good one keeps serving
 WARNING = "warning"  # indexed, but something after the commit (a saver) failed

@@ -14,16 +14,17 @@ from ..core.hashing import stable_hash
 from ..store import Store
 from ..store.batch import delete_where_in, insert_rows
 from ..store.content import Connection, chunk_rows, read_documents, state_row
+from ..store.evaluation_tables import (
+    cut_keys,
+    delete_document_chunks,
+    drop_unloaded,
+    loaded_documents,
+)
 from ..store.migrations import SCHEMA_VERSION
-from ..store.sql import execute
 from .baselines import PREFIX, BaselineChunker, code_version
 
 BATCH_CHARS = 4_000_000
 """Document text read and cut per transaction: bounds memory whatever the corpus size."""
-
-_CONTENT_HASH = ("md5(concat_ws(chr(31), text, coalesce(CAST(page_starts AS VARCHAR), ''), "
-                 "coalesce(CAST(page_labels AS VARCHAR), '')))")
-
 
 @dataclass(frozen=True)
 class Pending:
@@ -62,8 +63,7 @@ def cut_baselines(store: Store, baselines: Sequence[BaselineChunker]) -> dict[st
                 if not todo:
                     continue
                 ids = [doc_id for doc_id, _ in todo]
-                execute(con, "DELETE FROM chunks WHERE chunker = ? AND list_contains(?::VARCHAR[], document_id)",
-                        [name, ids])
+                delete_document_chunks(con, name, ids)
                 insert_rows(con, "chunks", [row for doc_id in ids for row in chunk_rows(
                     documents[doc_id], [], name, code_version(), baseline.chunk_document(documents[doc_id]))])
                 delete_where_in(con, "step_state", "step || chr(31) || document_id",
@@ -75,18 +75,13 @@ def cut_baselines(store: Store, baselines: Sequence[BaselineChunker]) -> dict[st
 
 def _drop_unloaded(con: Connection) -> None:
     """Baseline rows of documents that are no longer loaded (their new version failed to load)."""
-    for table, column in (("chunks", "chunker"), ("step_state", "step")):
-        prefix = PREFIX if table == "chunks" else f"chunks:{PREFIX}"
-        con.execute(f"DELETE FROM {table} WHERE starts_with({column}, '{prefix}') AND document_id NOT IN "
-                    "(SELECT document_id FROM documents WHERE status = 'loaded')")
+    drop_unloaded(con, PREFIX)
 
 
 def _pending(con: Connection, baselines: Sequence[BaselineChunker]) -> list[Pending]:
     """The loaded documents with at least one baseline whose cached cut is missing or out of date."""
-    documents = con.execute(f"SELECT document_id, {_CONTENT_HASH}, length(text) FROM documents "
-                            "WHERE status = 'loaded' ORDER BY document_id").fetchall()
-    held = {(step, doc_id): key for step, doc_id, key in con.execute(
-        f"SELECT step, document_id, cache_key FROM step_state WHERE starts_with(step, 'chunks:{PREFIX}')").fetchall()}
+    documents = loaded_documents(con)
+    held = cut_keys(con, f"chunks:{PREFIX}")
     pending = []
     for doc_id, content_hash, chars in documents:
         keys = {b.name: key for b in baselines

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from ..retrieval.identity import DEFAULT_IDENTITY
+from ..retrieval.settings import DEFAULT_IDENTITY
 from . import metrics as m
 from .answers import CitedSpan, citations_in_hits, quotes_evidence
 from .judge import ResolvedQuestion, RetrievedChunk, pattern_matches

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from ..project import Project
-from ..retrieval.identity import VARIANTS, check_variant
+from ..retrieval.settings import VARIANTS, check_variant
 from ..store.lock import IndexLock
 from . import searching
 from .baselines import PREFIX, BaselineChunker, baselines_by_name

@@ -14,7 +14,7 @@ from typing import Any
 from ..errors import ConfigError
 from ..project import Project
 from ..retrieval import Embedder, build_search_index, make_embedder, search
-from ..retrieval.retrievers import BUILTIN_RETRIEVERS, resolve_retriever
+from ..retrieval.searching.retrievers import BUILTIN_RETRIEVERS, resolve_retriever
 from ..retrieval.settings import RetrievalSettings
 from .answers import CitedSpan
 from .judge import RetrievedChunk

@@ -3,7 +3,7 @@
 Baselines never touch the project's own store (so nothing in production can search them): each evaluation
 brings ``<store folder>/evaluation.duckdb`` (same schema) up to date with the project's documents, chosen
 chunkers' chunks and, when searches read them, units, copying only the documents whose rows changed
-(``copying``), and cuts the baselines of those documents only (``baseline_cache``). Search indexes built in it
+(``store/evaluation_copy.py``), and cuts the baselines of those documents only (``baseline_cache``). Search indexes built in it
 are updated incrementally by retrieval; ``compaction`` keeps the file bounded once they are.
 """
 
@@ -21,10 +21,12 @@ from ..core.model import Document
 from ..errors import ConfigError, StoreError
 from ..project import Project
 from ..store import Store
+from ..store.chunk_reads import chunker_names
 from ..store.content import read_documents
+from ..store.evaluation_copy import copy_changes
+from ..store.evaluation_tables import loaded_document_ids
 from .baseline_cache import cut_baselines
 from .baselines import BaselineChunker
-from .copying import copy_changes
 
 EVALUATION_STORE_NAME = "evaluation.duckdb"
 
@@ -73,7 +75,7 @@ def prepare_workspace(project: Project, chunkers: Sequence[str], baselines: Sequ
         raise ConfigError("no chunker to evaluate: name one with --chunker or add a chunk parser to spec/")
     source = Store(project.store_path)
     with source.read() as con:
-        available = {row[0] for row in con.execute("SELECT DISTINCT chunker FROM chunks").fetchall()}
+        available = set(chunker_names(con))
         missing = [name for name in chunkers if name not in available]
         if missing:
             raise ConfigError(f"the index at {source.path} has no chunks of {missing}; chunkers indexed: "
@@ -86,8 +88,7 @@ def prepare_workspace(project: Project, chunkers: Sequence[str], baselines: Sequ
     copied = copy_changes(store, source.path, chunkers, units)
     recut = cut_baselines(store, baselines)
     with store.read() as con:
-        ids = tuple(row[0] for row in con.execute("SELECT document_id FROM documents WHERE status = 'loaded' "
-                                                  "ORDER BY document_id").fetchall())
+        ids = loaded_document_ids(con)
     if not ids:
         raise StoreError(f"the index at {source.path} holds no loaded documents: run `right-rag index` first")
     return Workspace(store, ids, tuple(names), Changes(copied.documents, copied.parts, copied.removed, recut))

@@ -11,7 +11,7 @@ import dagster as dg
 from dagster._core.utils import make_new_run_id
 
 from ..errors import RightRagError
-from ..pipeline.runner import IndexPlan
+from ..pipeline.plan import IndexPlan
 from ..project import Project
 from .definitions import build_definitions
 from .defs.documents import STORE_POOL

@@ -21,7 +21,8 @@ def pipeline(config: PipelineConfig | None = None, project_dir: str | Path | Non
     from ..project import Project
     from ..store import Store
     from .indexer import Indexer
-    from .runner import process_documents, remove_gone, scan_and_plan
+    from .plan import scan_and_plan
+    from .runner import process_documents, remove_gone
 
     project = Project.load(project_dir)
     if config is not None:

@@ -1,4 +1,5 @@
-"""Plan and apply indexing over many documents: batched short transactions, failures isolated per document."""
+"""Apply the planned indexing (``plan``) over many documents: batched short transactions, failures isolated
+per document."""
 
 from __future__ import annotations
 
@@ -7,21 +8,20 @@ import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
 from datetime import datetime
-from pathlib import Path
 
 import duckdb
 
-from ..core.steps import DOCUMENT, STALE, WARNING, StepEvent
+from ..core.steps import DOCUMENT, REFRESH, STALE, WARNING, StepEvent
 from ..errors import StoreMemoryError
 from ..store import Store, content
 from ..store.batch import WriteBatch, run_deferred
-from ..store.catalog import done_marks, scanned_files, step_updated_at, stored_documents
+from ..store.catalog import step_updated_at, stored_documents
 from ..store.lake import StoreConflictError
 from .faults import FaultCounter
 from .indexer import Indexer
-from .scan import DocumentFile, Skipped, scan_folder
+from .plan import gone_documents
+from .scan import DocumentFile
 from .work import DocumentJob, DocumentOutcome, failed
 from .heap import trim_heap
 from .workers import open_workers
@@ -45,7 +45,6 @@ LARGE_MEMORY_MB = 2048
 CHECKPOINT_MIN_WAL_BYTES = 4 * 2**20
 """A run that logged less leaves its WAL for DuckDB to fold in later: replaying a few MB costs readers
 milliseconds, while a checkpoint rewrites blocks of a large file (0.15 s after a one-document change)."""
-REFRESH = "refresh"
 
 _progress_listeners: list[Callable[[DocumentFile], None]] = []
 
@@ -66,75 +65,6 @@ _start_listeners: list[Callable[[DocumentFile], None]] = []
 def add_start_listener(listener: Callable[[DocumentFile], None]) -> None:
     """Be told of every document handed to a worker in this process (the CLI shows the one being worked on)."""
     _start_listeners.append(listener)
-
-
-@dataclass(frozen=True)
-class IndexPlan:
-    """What an index run must do: files new or changed (by content or plugin versions), unchanged, removed."""
-
-    new: tuple[DocumentFile, ...]
-    changed: tuple[DocumentFile, ...]
-    unchanged: tuple[DocumentFile, ...]
-    removed: tuple[tuple[str, str], ...]  # (document_id, partition_key)
-    refresh_pending: bool = False  # an earlier run left the search indexes behind the documents
-    skipped: tuple[Skipped, ...] = ()  # files not indexed (links leaving the folder), with the reason
-    outside: tuple[str, ...] = ()  # files indexed through links leaving the folder (allowed in right_rag.toml)
-
-    @property
-    def todo(self) -> tuple[DocumentFile, ...]:
-        return self.new + self.changed
-
-    @property
-    def is_empty(self) -> bool:
-        return not self.new and not self.changed and not self.removed
-
-
-def known_files(store: Store) -> dict[str, tuple[float, int, str]]:
-    """(mtime, size, hash) per document id as last indexed, so unchanged files are not re-hashed."""
-    if not store.exists():
-        return {}
-    with store.read() as con:
-        return scanned_files(con)
-
-
-def plan_index(indexer: Indexer, store: Store, files: Sequence[DocumentFile]) -> IndexPlan:
-    """Compare the folder with the store without writing anything."""
-    if not store.exists():
-        return IndexPlan(tuple(files), (), (), ())
-    with store.read() as con:
-        return _plan(indexer, con, files)
-
-
-def scan_and_plan(indexer: Indexer, store: Store, documents_dir: Path | None = None
-                  ) -> tuple[list[DocumentFile], IndexPlan]:
-    """Scan the folder and plan the work with a single read of the store (each open of a large store costs
-    tens of milliseconds, and ``right-rag index`` after a one-file edit has about a second to spare)."""
-    project = indexer.project
-    folder = documents_dir or project.documents_dir
-    if not store.exists():
-        scan = scan_folder(folder, {}, project.allow_outside_links)
-        return scan.files, IndexPlan(tuple(scan.files), (), (), (), skipped=tuple(scan.skipped),
-                                     outside=tuple(scan.outside))
-    with store.read() as con:
-        scan = scan_folder(folder, scanned_files(con), project.allow_outside_links)
-        plan = _plan(indexer, con, scan.files)
-    return scan.files, replace(plan, skipped=tuple(scan.skipped), outside=tuple(scan.outside))
-
-
-def _plan(indexer: Indexer, con: duckdb.DuckDBPyConnection, files: Sequence[DocumentFile]) -> IndexPlan:
-    done = {doc: (key, version, None) for doc, (key, version) in done_marks(con).items()}
-    stored = stored_documents(con)
-    present = {f.document_id for f in files}
-    new, changed, unchanged = [], [], []
-    for file in files:
-        if file.document_id not in done:
-            new.append(file)
-        elif not indexer.is_current(file, done[file.document_id]):
-            changed.append(file)
-        else:
-            unchanged.append(file)
-    removed = tuple(sorted((d, k) for d, k in stored.items() if d not in present))
-    return IndexPlan(tuple(new), tuple(changed), tuple(unchanged), removed, _refresh_pending(con))
 
 
 def process_documents(indexer: Indexer, store: Store, files: Sequence[DocumentFile], run_id: str,
@@ -276,7 +206,7 @@ def _write_once(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, D
 def _update_postings(con: duckdb.DuckDBPyConnection, batch: WriteBatch, live: frozenset[str]) -> None:
     """Write the BM25 postings the workers tokenized, for chunkers whose index is live, before the batch
     replaces the documents' chunk rows (their old postings are found through the old rows)."""
-    from ..retrieval.bm25_index import update_documents
+    from ..retrieval.build.bm25 import update_documents
 
     for chunker, by_document in batch.index_rows.items():
         if chunker in live:
@@ -284,11 +214,11 @@ def _update_postings(con: duckdb.DuckDBPyConnection, batch: WriteBatch, live: fr
 
 
 def live_indexes(store: Store, chunkers: Sequence[str]) -> frozenset[str]:
-    """Chunkers whose BM25 index takes postings with each document write (see ``bm25_index.prepare_live``).
+    """Chunkers whose BM25 index takes postings with each document write (see ``retrieval.build.bm25.prepare_live``).
 
     None on a DuckLake: postings number terms and chunks by the largest number so far, which concurrent writers
     would each take (the lake has no keys to refuse it); the index build after the writers adds them."""
-    from ..retrieval.bm25_index import needs_rebuild, prepare_live
+    from ..retrieval.build.bm25 import needs_rebuild, prepare_live
 
     if store.lake:
         return frozenset()
@@ -324,10 +254,9 @@ def remove_gone(indexer: Indexer, store: Store, files: Sequence[DocumentFile], r
     """Remove the documents whose file left the folder: the one place where indexed data is deleted."""
     if not store.exists():
         return []
-    present = {f.document_id for f in files}
     with store.read() as con:
-        gone = [(doc, key) for doc, key in stored_documents(con).items() if doc not in present]
-    return remove_documents(indexer, store, sorted(gone), run_id)
+        gone = gone_documents(files, stored_documents(con))
+    return remove_documents(indexer, store, gone, run_id)
 
 
 def remove_documents(indexer: Indexer, store: Store, removed: Sequence[tuple[str, str]], run_id: str) -> list[StepEvent]:
@@ -350,16 +279,3 @@ def mark_refresh(store: Store, pending: bool, unless_marked_since: datetime | No
             if marked is not None and marked > unless_marked_since:
                 return
         content.set_step_state(con, REFRESH, "*", "pending" if pending else "done", None)
-
-
-def refresh_pending(store: Store) -> bool:
-    """Whether documents changed since the search indexes and audit report were last refreshed in full."""
-    if not store.exists():
-        return False
-    with store.read() as con:
-        return _refresh_pending(con)
-
-
-def _refresh_pending(con: duckdb.DuckDBPyConnection) -> bool:
-    state = content.get_step_state(con, REFRESH, "*")
-    return state is not None and state[0] == "pending"

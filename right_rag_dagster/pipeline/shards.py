@@ -34,7 +34,8 @@ def index_shard(project_dir: str | Path, shard: int, shards: int) -> dict[str, i
     from ..project import Project
     from ..store import Store
     from .indexer import Indexer
-    from .runner import mark_refresh, process_documents, scan_and_plan
+    from .plan import scan_and_plan
+    from .runner import mark_refresh, process_documents
 
     if not 0 <= shard < shards:
         raise ConfigError(f"shard {shard} of {shards}: use 0 <= shard < shards")
@@ -64,7 +65,8 @@ def finish_shards(project_dir: str | Path) -> dict[str, int]:
     from ..retrieval import build_search_index
     from ..store import Store
     from .indexer import Indexer
-    from .runner import mark_refresh, remove_gone, scan_and_plan
+    from .plan import scan_and_plan
+    from .runner import mark_refresh, remove_gone
 
     project = Project.load(project_dir)
     store = Store.for_project(project)

@@ -20,7 +20,7 @@ from ..core.routing import FAILED, Rejection, route_document
 from ..core.steps import COVERAGE, COVERAGE_VERSION, RAW_TEXT, UNITS
 from ..core.units import unit_paths, units_fingerprint, walk_units
 from ..errors import ParserOutputError
-from ..retrieval.bm25_terms import chunk_terms
+from ..retrieval.build.terms import chunk_terms
 from .plugins import PluginSet, Selected
 from .scan import DocumentFile
 from .steps import (
@@ -108,7 +108,7 @@ class ChunkSet:
     key: str
     version: str
     chunks: tuple[Chunk, ...]
-    terms: tuple[tuple[str, int], ...] = ()  # per chunk: BM25 terms and token count (``retrieval.bm25_terms``)
+    terms: tuple[tuple[str, int], ...] = ()  # per chunk: BM25 terms and token count (``retrieval.build.terms``)
 
 
 @dataclass(frozen=True)

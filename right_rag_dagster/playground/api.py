@@ -11,9 +11,9 @@ from ..errors import ConfigError, RightRagError
 from ..project import Project
 from ..rag.flows import FLOWS
 from ..retrieval.http import Endpoint
-from ..retrieval.retrievers import BUILTIN_RETRIEVERS
+from ..retrieval.searching.retrievers import BUILTIN_RETRIEVERS
+from ..retrieval.searching.snapshot import file_stamp
 from ..retrieval.settings import RetrievalSettings
-from ..retrieval.snapshot import file_stamp
 from ..store import Store
 from .evidence import evidence_marks, find_question, project_questions, question_json
 from .fingerprint import changed_parts, fingerprint

@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..rag.model import Answer
-from ..retrieval.tables import literal
 from ..store import Store
+from ..store.chunk_reads import chunks_by_id
 
 CHUNK_COLUMNS = ("chunk_id", "chunker", "document_id", "unit_id", "fulltext", "source_start", "source_end",
                  "page_label_start", "page_label_end", "section_path")
@@ -33,8 +33,7 @@ def read_chunks(store: Store, chunker: str, chunk_ids: Iterable[str]) -> dict[st
     if not ids:
         return {}
     with store.read() as con:
-        rows = con.execute(f"SELECT {', '.join(CHUNK_COLUMNS)} FROM chunks WHERE chunker = {literal(chunker)} "
-                           f"AND list_contains({literal(ids)}, chunk_id)").fetchall()
+        rows = chunks_by_id(con, chunker, CHUNK_COLUMNS, ids)
     chunks = {}
     for chunk_id, name, document, unit, text, start, end, label_start, label_end, section in rows:
         pages = label_start if label_start == label_end or not label_end else f"{label_start}-{label_end}"

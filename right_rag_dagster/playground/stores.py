@@ -11,6 +11,8 @@ from ..evaluation.baselines import PREFIX, default_baselines
 from ..evaluation.workspace import evaluation_store_path
 from ..project import Project
 from ..store import Store
+from ..store.chunk_reads import chunk_counts
+from ..store.search_tables import index_models
 
 
 @dataclass(frozen=True)
@@ -70,8 +72,8 @@ def _indexed(path: Path) -> dict[str, tuple[int, dict[str, str]]]:
     if not path.exists():
         return {}
     with Store(path).read() as con:
-        counts = dict(con.execute("SELECT chunker, count(*) FROM chunks GROUP BY chunker").fetchall())
-        rows = con.execute("SELECT chunker, kind, model FROM search_indexes").fetchall()
+        counts = chunk_counts(con)
+        rows = index_models(con)
     indexes: dict[str, dict[str, str]] = {}
     for chunker, kind, model in rows:
         indexes.setdefault(chunker, {})[kind] = model

@@ -8,8 +8,8 @@ import json
 from typing import Any
 
 from ..errors import RightRagError
-from ..retrieval.tables import literal
 from ..store import Store
+from ..store.chunk_reads import chunk_place, document_pages, unit_tree
 
 MAX_CHARS = 6000  # a longer unit is shown as a window around the cited span
 AROUND = 400  # characters of document shown around a chunk that has no unit
@@ -20,21 +20,17 @@ def citation_context(store: Store, chunker: str, chunk_id: str) -> dict[str, Any
     """The cited chunk's unit text (or a window of it around the chunk), the chunk's span in it, and the unit's
     tree path. ``mark_quote`` adds the quote's span."""
     with store.read() as con:
-        chunk = con.execute("SELECT document_id, unit_id, source_start, source_end, section_path FROM chunks "
-                            f"WHERE chunker = {literal(chunker)} AND chunk_id = {literal(chunk_id)}").fetchone()
+        chunk = chunk_place(con, chunker, chunk_id)
         if chunk is None:
             raise RightRagError(f"no chunk {chunk_id} of {chunker} in {store.path}: the index changed since this "
                                 "answer; ask again")
         document_id, unit_id, start, end, section = chunk
-        text, labels, starts = con.execute("SELECT text, page_labels, page_starts FROM documents WHERE document_id = "
-                                           f"{literal(document_id)}").fetchone()
-        units = con.execute("SELECT unit_id, parent_id, topic, unit_type, source_start, source_end, ordinal "
-                            f"FROM units WHERE document_id = {literal(document_id)} AND active "
-                            "ORDER BY ordinal").fetchall()
-    by_id = {row[0]: row for row in units}
+        text, labels, starts = document_pages(con, document_id)
+        units = unit_tree(con, document_id)
+    by_id = {row.unit_id: row for row in units}
     unit = by_id.get(unit_id)
-    if unit and unit[4] is not None:
-        lo, hi = unit[4], unit[5]
+    if unit and unit.source_start is not None:
+        lo, hi = unit.source_start, unit.source_end
     else:  # a baseline chunk (no unit): the document around it
         lo, hi = max(0, (start or 0) - AROUND), min(len(text), (end or 0) + AROUND)
     lo, hi = _window(lo, hi, start, end)
@@ -42,10 +38,10 @@ def citation_context(store: Store, chunker: str, chunk_id: str) -> dict[str, Any
              if start is not None and end is not None else [])
     return {
         "document": document_id, "chunk_id": chunk_id, "chunker": chunker,
-        "unit": {"unit_id": unit_id if unit else None, "topic": unit[2] if unit else document_id,
-                 "unit_type": unit[3] if unit else None, "section_path": json.loads(section or "[]"),
-                 "span": [unit[4], unit[5]] if unit else None},
-        "window": {"start": lo, "end": hi, "clipped": bool(unit) and (lo, hi) != (unit[4], unit[5]),
+        "unit": {"unit_id": unit_id if unit else None, "topic": unit.topic if unit else document_id,
+                 "unit_type": unit.unit_type if unit else None, "section_path": json.loads(section or "[]"),
+                 "span": [unit.source_start, unit.source_end] if unit else None},
+        "window": {"start": lo, "end": hi, "clipped": bool(unit) and (lo, hi) != (unit.source_start, unit.source_end),
                    "pages": _page_labels(labels, starts, lo, hi)},
         "text": text[lo:hi], "marks": marks,
         "tree": tree_path(by_id, unit_id) if unit else [],

@@ -11,11 +11,12 @@ import re
 from collections.abc import Iterable, Sequence
 
 from ..errors import StoreError
-from ..retrieval.bm25_search import stem_tokens
 from ..retrieval.hits import Hit
-from ..retrieval.tables import IndexTables, literal, table_exists
+from ..retrieval.searching.bm25 import stem_tokens
 from ..retrieval.tokenize import tokenize
 from ..store import Store
+from ..store.chunk_reads import span_texts
+from ..store.search_tables import IndexTables, table_exists, term_document_counts
 
 STOPWORDS = frozenset("""
 a about above after again against all am an and any are as at be because been before being below between both
@@ -48,12 +49,8 @@ def document_passages(store: Store, hits: Sequence[Hit]) -> dict[str, tuple[str,
              if h.source_start is not None and h.source_end is not None and h.source_end > h.source_start]
     if not spans:
         return {}
-    chunk_ids, documents, starts, ends = (literal(list(column)) for column in zip(*spans))
     with store.read() as con:
-        rows = con.execute(
-            f"SELECT s.chunk_id, substr(d.text, s.a + 1, s.b - s.a), s.a FROM (SELECT unnest({chunk_ids}) AS chunk_id, "
-            f"unnest({documents}) AS document_id, unnest({starts}) AS a, unnest({ends}) AS b) AS s "
-            "JOIN documents AS d USING (document_id)").fetchall()
+        rows = span_texts(con, spans)
     return {chunk_id: (text, start) for chunk_id, text, start in rows if text}
 
 
@@ -68,10 +65,7 @@ def term_weights(store: Store, chunker: str, terms: Sequence[str]) -> dict[str, 
         with store.read() as con:
             if not (table_exists(con, t.terms) and table_exists(con, t.postings) and table_exists(con, t.bm25)):
                 return dict.fromkeys(distinct, 1.0)
-            total = con.execute(f"SELECT count(*) FROM {t.bm25}").fetchone()[0]
-            counts = dict(con.execute(
-                f"SELECT d.term, count(*) FROM {t.terms} AS d JOIN {t.postings} AS p USING (termid) "
-                f"WHERE d.term IN ({literal(distinct)[1:-1]}) GROUP BY d.term").fetchall())
+            total, counts = term_document_counts(con, t, distinct)
     except StoreError:
         return dict.fromkeys(distinct, 1.0)
     return {term: math.log10((total - counts.get(term, 0) + 0.5) / (counts.get(term, 0) + 0.5) + 1)

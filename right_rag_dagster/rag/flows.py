@@ -19,9 +19,9 @@ from ..errors import ConfigError
 from ..retrieval.embedders import Embedder, embedder_for_identity
 from ..retrieval.errors import IndexMissingError
 from ..retrieval.hits import Hit
-from ..retrieval.identity import DEFAULT_IDENTITY
-from ..retrieval.searcher import search
-from ..retrieval.snapshot import open_index
+from ..retrieval.searching.searcher import search
+from ..retrieval.searching.snapshot import open_index
+from ..retrieval.settings import DEFAULT_IDENTITY
 from ..store import Store
 from .evidence import STOPWORDS, content_terms, coverage, passage_terms
 from .generators import Generator

@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 
 from ..retrieval.hits import Hit
-from ..retrieval.identity import document_names_of
+from ..retrieval.searching.identity import document_names_of
 from ..store import Store
 from .evidence import (
     content_terms,

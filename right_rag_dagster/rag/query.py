@@ -24,7 +24,7 @@ def query(project_or_store: Any, question: str, *, k: int | None = None, retriev
     ``project_or_store`` is a ``Project`` (its ``[right-rag.retrieval]`` settings give the defaults and its
     ``spec/retrievers`` the plugins), a ``Store``, or a path to a store file. ``trace=True`` puts every
     step (inputs, outputs, scores, timings) and the flow's graph into ``Answer.trace``. ``identity`` says how
-    a document named in the question ranks (``retrieval.identity``; default: settings, else ``boost``).
+    a document named in the question ranks (``retrieval.searching.identity``; default: settings, else ``boost``).
     """
     if k is not None and k < 1:
         raise ConfigError(f"k must be at least 1, not {k}")
@@ -99,7 +99,7 @@ def retriever_registry(project: Any) -> Registry | None:
     folder = project.spec_dir / "retrievers"
     if not folder.is_dir() or not any(folder.rglob("*.py")):
         return None
-    from ..core.registry import build_registry
+    from ..registry import build_registry
     from ..retrieval import retrievers  # noqa: F401  (registers the "retrievers" plugin kind)
 
     registry = project.registry

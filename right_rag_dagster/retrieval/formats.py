@@ -8,13 +8,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..store import Store
+from ..store.search_tables import read_state
 from .indexed_text import INDEXED_TEXT_VERSION
-from .tables import read_state
 from .tokenize import TOKENIZER_VERSION
 
 BM25_FORMAT = f"{TOKENIZER_VERSION}+text-{INDEXED_TEXT_VERSION}+tf-postings-1"
 """Stored as a BM25 index's model: a different tokenizer, indexed-text rule or table layout makes the next
 build start over."""
+
+K1 = 1.2
+B = 0.75
+"""BM25's parameters (fts's ``match_bm25`` defaults), the same at build and at search."""
 
 HASH_RULE = f"md5-1+text-{INDEXED_TEXT_VERSION}"
 """How the ``text_hash`` stored with vectors is made (``store.content.CHUNK_TEXT_HASH_SQL``) and which

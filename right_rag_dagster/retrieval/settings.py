@@ -21,8 +21,20 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..store import Store
+from ..store.chunk_reads import chunker_names
 from .embedders import Embedder, make_embedder
-from .identity import DEFAULT_IDENTITY, check_variant
+
+VARIANTS = ("none", "boost", "first", "filter")
+DEFAULT_IDENTITY = "boost"
+"""How a document named in the question ranks (``searching/identity.py`` applies it)."""
+
+
+def check_variant(variant: str) -> str:
+    """``variant`` when it is one of ``VARIANTS``, else a ``ConfigError`` naming them."""
+    if variant not in VARIANTS:
+        raise ConfigError(f"unknown identity variant {variant!r}; use one of {', '.join(VARIANTS)} "
+                          "([right-rag.retrieval] identity)")
+    return variant
 
 
 @dataclass(frozen=True)
@@ -58,7 +70,7 @@ class RetrievalSettings:
 def default_chunker(store: Store) -> str:
     """The first chunker (by name) other than ``default`` that has chunks in the store, else ``default``."""
     with store.read() as con:
-        names = [row[0] for row in con.execute("SELECT DISTINCT chunker FROM chunks ORDER BY chunker").fetchall()]
+        names = chunker_names(con)
     return next((name for name in names if name != "default"), "default")
 
 

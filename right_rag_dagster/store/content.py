@@ -215,13 +215,20 @@ def read_documents(con: Connection, document_ids: Sequence[str]) -> dict[str, Do
             for document_id, text, path, metadata, page_starts, page_labels in rows}
 
 
-def read_units(con: Connection, document_id: str, active_only: bool = False) -> list[Unit]:
-    """Rebuild a document's unit trees (with their history) from the store, in source order."""
+_SUBTREE = ("unit_id IN (WITH RECURSIVE tree(unit_id) AS (SELECT ? UNION ALL SELECT u.unit_id FROM units AS u "
+            "JOIN tree ON u.parent_id = tree.unit_id) SELECT unit_id FROM tree) AND ")
+
+
+def read_units(con: Connection, document_id: str, active_only: bool = False, root_id: str | None = None
+               ) -> list[Unit]:
+    """Rebuild a document's unit trees (with their history) from the store, in source order; with ``root_id``,
+    only that unit's tree."""
     found = execute(con, "SELECT text FROM documents WHERE document_id = ?", [document_id]).fetchone()
     text = found[0] if found else None
     rows = execute(con,
         "SELECT unit_id, parent_id, key_path, topic, temporal_topic, fulltext, source_start, source_end, "
-        "attributes, metadata, changes, active FROM units WHERE document_id = ? ORDER BY ordinal", [document_id]
+        f"attributes, metadata, changes, active FROM units WHERE {_SUBTREE if root_id else ''}document_id = ? "
+        "ORDER BY ordinal", [*([root_id] if root_id else []), document_id]
     ).fetchall()
     rows = [(*row[:5], row[5] if row[5] is not None or text is None else text[row[6]:row[7]], *row[6:])
             for row in rows]
@@ -240,7 +247,8 @@ def read_units(con: Connection, document_id: str, active_only: bool = False) -> 
             subunits=[build(child) for child in children.get(uid, []) if child[11] or not active_only],
         )
 
-    return [build(row) for row in children.get(None, []) if row[11] or not active_only]
+    roots = [row for row in rows if row[0] == root_id] if root_id else children.get(None, [])
+    return [build(row) for row in roots if row[11] or not active_only]
 
 
 def _change(data: dict[str, Any]) -> UnitChange:

@@ -79,14 +79,14 @@ def walk(con: duckdb.DuckDBPyConnection, identifier: str) -> dict[str, Any]:
 
 
 def _history(con: duckdb.DuckDBPyConnection, unit_id: str, document_id: str | None, stored: str | None) -> list[str]:
-    """The unit's change types; a unit new in its last parse stores none (NULL) and is rebuilt to derive them."""
+    """The unit's change types; a unit new in its last parse stores none (NULL) and is rebuilt, with its subunits
+    (their changes are mirrored in its history), to derive them."""
     if stored is not None:
         return [c["change_type"] for c in json.loads(stored)]
-    from ..core.units import walk_units
     from .content import read_units
 
-    found = next((u for u in walk_units(read_units(con, document_id)) if u.id == unit_id), None) if document_id else None
-    return [c.change_type for c in found.changes] if found else []
+    found = read_units(con, document_id, root_id=unit_id) if document_id else []
+    return [c.change_type for c in found[0].changes] if found else []
 
 
 def _one(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> tuple | None:

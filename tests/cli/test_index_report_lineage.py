@@ -92,7 +92,7 @@ def test_lineage_shows_paths_relative_to_the_project_after_it_moves(indexed, cap
 def test_index_remakes_a_search_index_of_an_older_format_without_document_changes(indexed, capsys):
     from right_rag_dagster.project import Project
     from right_rag_dagster.retrieval import IndexMissingError, search
-    from right_rag_dagster.retrieval.snapshot import clear_cache
+    from right_rag_dagster.retrieval.searching.snapshot import clear_cache
     from right_rag_dagster.store import Store
 
     project, _ = indexed

@@ -12,7 +12,6 @@ from right_rag_dagster.cli import main
 from right_rag_dagster.cli.init_cmd import scaffold_project
 from right_rag_dagster.core.interfaces import PLUGIN_KINDS
 from right_rag_dagster.core.model import Document
-from right_rag_dagster.core.registry import build_registry
 from right_rag_dagster.core.units import walk_units
 from right_rag_dagster.errors import ConfigError
 from right_rag_dagster.evaluation.questions import load_questions
@@ -22,6 +21,7 @@ from right_rag_dagster.pipeline.steps import (
     parse_document,
 )
 from right_rag_dagster.project import Project
+from right_rag_dagster.registry import build_registry
 
 KINDS = ("document_loaders", "unit_parsers", "chunk_parsers", "unit_savers", "chunk_savers", "retrievers")
 

@@ -13,9 +13,9 @@ from right_rag_dagster.core.ids import (
     partition_key_for,
     unit_id_for_path,
 )
-from right_rag_dagster.core.registry import build_registry
 from right_rag_dagster.core.units import walk_units
 from right_rag_dagster.pipeline.steps import chunk_units, load_document, parse_document
+from right_rag_dagster.registry import build_registry
 
 
 def index_ids(project: Path) -> dict[str, list[str]]:

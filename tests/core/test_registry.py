@@ -9,8 +9,8 @@ import pytest
 
 from right_rag_dagster.core.interfaces import PLUGIN_KINDS, UnitParser
 from right_rag_dagster.core.model import Document
-from right_rag_dagster.core.registry import build_registry, register_plugin_kind
 from right_rag_dagster.errors import ConfigError
+from right_rag_dagster.registry import build_registry, register_plugin_kind
 
 PARSER = '''
 from right_rag_dagster.interfaces import UnitParser
@@ -193,6 +193,16 @@ def test_missing_spec_folder_gives_only_builtins(tmp_path):
     assert registry.names("unit_parsers") == ["default", "generic"]
     assert build_registry(None).names("unit_savers") == ["default"]
     assert build_registry(tmp_path, include_builtins=False).names("unit_parsers") == []
+
+
+def test_the_core_registers_only_the_builtins_it_is_given(tmp_path):
+    from right_rag_dagster.builtins.unit_parsers import generic
+    from right_rag_dagster.core.registry import discover
+
+    registry = discover(tmp_path, {"unit_parsers": (generic,)})
+    assert registry.names("unit_parsers") == ["generic"] and registry.names("chunk_parsers") == []
+    info = registry.info("unit_parsers", "generic")
+    assert info.builtin and info.version == build_registry(tmp_path).version("unit_parsers", "generic")
 
 
 class Widget(ABC):

@@ -9,7 +9,6 @@ import pytest
 
 from right_rag_dagster.builtins.document_loaders.default import DefaultDocumentLoader
 from right_rag_dagster.core.model import Document
-from right_rag_dagster.core.registry import build_registry
 from right_rag_dagster.errors import ConfigError
 from right_rag_dagster.evaluation.baselines import (
     FixedCharsChunker,
@@ -23,6 +22,7 @@ from right_rag_dagster.evaluation.baselines import (
     default_baselines,
 )
 from right_rag_dagster.evaluation.baselines.packing import pack, windows
+from right_rag_dagster.registry import build_registry
 
 
 @pytest.fixture(scope="module")

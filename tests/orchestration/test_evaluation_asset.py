@@ -24,7 +24,7 @@ from right_rag_dagster.orchestration.names import (
     REFRESH_JOB,
 )
 from right_rag_dagster.pipeline.indexer import Indexer
-from right_rag_dagster.pipeline.runner import known_files, plan_index
+from right_rag_dagster.pipeline.plan import known_files, plan_index
 from right_rag_dagster.pipeline.scan import scan_documents
 from right_rag_dagster.project import Project
 from right_rag_dagster.store import Store

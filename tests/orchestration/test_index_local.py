@@ -17,7 +17,7 @@ from right_rag_dagster.orchestration.names import (
     units_key,
 )
 from right_rag_dagster.pipeline.indexer import Indexer
-from right_rag_dagster.pipeline.runner import known_files, plan_index
+from right_rag_dagster.pipeline.plan import known_files, plan_index
 from right_rag_dagster.pipeline.scan import scan_documents
 from right_rag_dagster.project import Project
 from right_rag_dagster.store import Store

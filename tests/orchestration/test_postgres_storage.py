@@ -80,10 +80,14 @@ def test_materialize_all_backfill_on_postgres_indexes_into_the_lake(project_dir:
     PostgreSQL and the store a DuckLake: runs succeed, the backfill completes, search index and report included."""
     from dagster._core.execution.backfill import BulkActionStatus
 
-    from right_rag_dagster.orchestration.local import sync_partitions
     from right_rag_dagster.orchestration.definitions import build_definitions
-    from right_rag_dagster.orchestration.names import AUDIT_REPORT_KEY, REFRESH_JOB, search_index_key
-    from right_rag_dagster.pipeline.runner import refresh_pending
+    from right_rag_dagster.orchestration.local import sync_partitions
+    from right_rag_dagster.orchestration.names import (
+        AUDIT_REPORT_KEY,
+        REFRESH_JOB,
+        search_index_key,
+    )
+    from right_rag_dagster.pipeline.plan import refresh_pending
     from right_rag_dagster.retrieval import search
 
     from .test_backfill_ui import (

@@ -19,16 +19,12 @@ from right_rag_dagster.orchestration.names import (
 )
 from right_rag_dagster.orchestration.resources import RightRagProject
 from right_rag_dagster.pipeline.indexer import Indexer
-from right_rag_dagster.pipeline.runner import (
-    known_files,
-    mark_refresh,
-    plan_index,
-    refresh_pending,
-)
+from right_rag_dagster.pipeline.plan import known_files, plan_index, refresh_pending
+from right_rag_dagster.pipeline.runner import mark_refresh
 from right_rag_dagster.pipeline.scan import scan_documents
 from right_rag_dagster.project import Project
 from right_rag_dagster.retrieval import search
-from right_rag_dagster.retrieval.snapshot import clear_cache
+from right_rag_dagster.retrieval.searching.snapshot import clear_cache
 from right_rag_dagster.store import Store
 from right_rag_dagster.store.db import utcnow
 

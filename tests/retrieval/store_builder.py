@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 from right_rag_dagster.core.hashing import file_hash
 from right_rag_dagster.core.ids import document_id_for_path, partition_key_for
-from right_rag_dagster.core.registry import build_registry
 from right_rag_dagster.pipeline.steps import chunk_units, load_document, parse_document
+from right_rag_dagster.registry import build_registry
 from right_rag_dagster.retrieval import build_search_index
-from right_rag_dagster.retrieval.snapshot import clear_cache
+from right_rag_dagster.retrieval.searching.snapshot import clear_cache
 from right_rag_dagster.store import Store, content
 
 if TYPE_CHECKING:

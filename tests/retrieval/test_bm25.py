@@ -10,21 +10,17 @@ import duckdb
 import pytest
 
 from right_rag_dagster.errors import ConfigError
-from right_rag_dagster.retrieval import (
-    IndexMissingError,
-    bm25_index,
-    build_search_index,
-    search,
-)
-from right_rag_dagster.retrieval.bm25_index import FTS_OPTIONS, drop_bm25
-from right_rag_dagster.retrieval.cold import cold_bm25
+from right_rag_dagster.retrieval import IndexMissingError, build_search_index, search
+from right_rag_dagster.retrieval.build import bm25 as bm25_index
+from right_rag_dagster.retrieval.build.bm25 import FTS_OPTIONS, drop_bm25
 from right_rag_dagster.retrieval.indexed_text import indexed_text
-from right_rag_dagster.retrieval.snapshot import clear_cache, first_search
+from right_rag_dagster.retrieval.searching.cold import cold_bm25
+from right_rag_dagster.retrieval.searching.snapshot import clear_cache, first_search
 from right_rag_dagster.retrieval.stopwords import ENGLISH_STOPWORDS
-from right_rag_dagster.retrieval.tables import IndexTables
 from right_rag_dagster.retrieval.tokenize import token_text
 from right_rag_dagster.store import Store, content
 from right_rag_dagster.store.extensions import load_extension
+from right_rag_dagster.store.search_tables import IndexTables
 from tests.retrieval.store_builder import copy_store
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import duckdb
 
-from right_rag_dagster.retrieval.chunk_table import COLUMNS, ChunkTable
+from right_rag_dagster.retrieval.searching.chunk_table import COLUMNS, ChunkTable
 
 
 def test_rows_far_larger_than_the_memory_budget_load_in_document_order(tmp_path):

@@ -1,4 +1,4 @@
-"""Definition questions rank the unit that defines the term asked about (``retrieval.definitions``)."""
+"""Definition questions rank the unit that defines the term asked about (``retrieval.searching.definitions``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import shutil
 import pytest
 
 from right_rag_dagster.retrieval import build_search_index, search
-from right_rag_dagster.retrieval.definitions import asks_for_definition, reorder
+from right_rag_dagster.retrieval.searching.definitions import asks_for_definition, reorder
 from right_rag_dagster.store import Store
 from tests.retrieval.store_builder import REPO_ROOT, index_documents
 

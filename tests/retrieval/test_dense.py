@@ -19,8 +19,8 @@ from right_rag_dagster.retrieval import (
     build_search_index,
     search,
 )
-from right_rag_dagster.retrieval.fusion import RRF_K
 from right_rag_dagster.retrieval.indexed_text import indexed_text
+from right_rag_dagster.retrieval.searching.fusion import RRF_K
 from right_rag_dagster.store import Store
 from tests.retrieval.store_builder import REPO_ROOT, copy_store, index_documents
 

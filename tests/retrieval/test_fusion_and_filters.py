@@ -7,9 +7,9 @@ import json
 import pytest
 
 from right_rag_dagster.errors import ConfigError
-from right_rag_dagster.retrieval.chunk_table import Candidate, ChunkTable
-from right_rag_dagster.retrieval.filters import filter_mask, parse_filters
-from right_rag_dagster.retrieval.fusion import reciprocal_rank_fusion
+from right_rag_dagster.retrieval.searching.chunk_table import Candidate, ChunkTable
+from right_rag_dagster.retrieval.searching.filters import filter_mask, parse_filters
+from right_rag_dagster.retrieval.searching.fusion import reciprocal_rank_fusion
 
 
 def _ranking(*ids: str) -> list[Candidate]:

@@ -9,9 +9,13 @@ import pytest
 
 from right_rag_dagster.errors import ConfigError
 from right_rag_dagster.retrieval import build_search_index, search
-from right_rag_dagster.retrieval.doc_names import document_names, name_tokens
-from right_rag_dagster.retrieval.identity import identify, named_documents, store_names
-from right_rag_dagster.retrieval.snapshot import clear_cache
+from right_rag_dagster.retrieval.searching.doc_names import document_names, name_tokens
+from right_rag_dagster.retrieval.searching.identity import (
+    identify,
+    named_documents,
+    store_names,
+)
+from right_rag_dagster.retrieval.searching.snapshot import clear_cache
 from right_rag_dagster.store import Store
 from tests.retrieval.store_builder import REPO_ROOT, index_documents
 

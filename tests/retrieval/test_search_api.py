@@ -13,7 +13,7 @@ from pathlib import Path
 from right_rag_dagster.project import Project
 from right_rag_dagster.rag import query
 from right_rag_dagster.retrieval import search
-from right_rag_dagster.retrieval.snapshot import clear_cache
+from right_rag_dagster.retrieval.searching.snapshot import clear_cache
 from right_rag_dagster.store import Store
 
 

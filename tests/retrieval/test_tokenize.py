@@ -5,8 +5,8 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from right_rag_dagster.retrieval.bm25_index import FTS_OPTIONS
-from right_rag_dagster.retrieval.bm25_search import stem_tokens
+from right_rag_dagster.retrieval.build.bm25 import FTS_OPTIONS
+from right_rag_dagster.retrieval.searching.bm25 import stem_tokens
 from right_rag_dagster.retrieval.tokenize import token_text, tokenize
 from right_rag_dagster.store.extensions import load_extension
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from right_rag_dagster.core.model import Document, Unit
-from right_rag_dagster.core.registry import Registry, build_registry
 from right_rag_dagster.core.units import build_units
+from right_rag_dagster.registry import Registry, build_registry
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from right_rag_dagster.core.model import Document
-from right_rag_dagster.core.registry import build_registry
+from right_rag_dagster.registry import build_registry
 
 PARSER = '''
 from right_rag_dagster.core.interfaces import UnitParser

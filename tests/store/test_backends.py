@@ -12,7 +12,7 @@ from right_rag_dagster.errors import ConfigError
 from right_rag_dagster.pipeline import pipeline
 from right_rag_dagster.project import Project
 from right_rag_dagster.retrieval import build_search_index, search
-from right_rag_dagster.retrieval.snapshot import clear_cache
+from right_rag_dagster.retrieval.searching.snapshot import clear_cache
 from right_rag_dagster.store import Store, content, lineage
 from right_rag_dagster.store.migrations import SCHEMA_VERSION
 

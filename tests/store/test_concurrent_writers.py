@@ -15,7 +15,7 @@ from right_rag_dagster.pipeline import pipeline
 from right_rag_dagster.pipeline.shards import shard_of
 from right_rag_dagster.project import Project
 from right_rag_dagster.retrieval import search
-from right_rag_dagster.retrieval.snapshot import clear_cache
+from right_rag_dagster.retrieval.searching.snapshot import clear_cache
 from right_rag_dagster.store import Store
 
 from ..orchestration.conftest import make_project

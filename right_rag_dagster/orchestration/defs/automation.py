@@ -14,8 +14,8 @@ from __future__ import annotations
 import dagster as dg
 
 from ...core.hashing import stable_hash
+from ...pipeline.plan import FolderChanges, folder_changes, refresh_pending
 from ...pipeline.scan import Scan, scan_folder
-from ...pipeline.watch import FolderChanges, folder_changes
 from ...project import Project
 from ...store import Store
 from ...store.catalog import SeenFile, seen_files
@@ -139,8 +139,6 @@ def documents_folder_sensor(context: dg.SensorEvaluationContext, right_rag: Righ
                 "a backfill of one parser's assets), refresh them.",
 )
 def refresh_indexes_after_documents(context: dg.RunStatusSensorContext, right_rag: RightRagProject):
-    from ...pipeline.runner import refresh_pending
-
     run = context.dagster_run
     if run.job_name == REFRESH_JOB:
         return dg.SkipReason("refresh run itself")

@@ -21,8 +21,8 @@ from typing import Any
 import dagster as dg
 
 from ...core.steps import COVERAGE_VERSION, StepEvent, chunks_asset, units_asset
+from ...pipeline.plan import known_files
 from ...pipeline.runner import (
-    known_files,
     mark_refresh,
     process_documents,
     record_plugin_errors,

@@ -8,13 +8,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..store import Store
-from ..store.extensions import load_extension
-from .bm25_search import top_candidates
+from ...store import Store
+from ...store.extensions import load_extension
+from ...store.search_tables import (
+    Connection,
+    IndexState,
+    IndexTables,
+    dense_nearest,
+    dense_vectors,
+    read_state,
+    table_exists,
+)
+from ..embedders import Embedder
+from ..errors import EmbedderMismatchError, IndexMissingError
+from .bm25 import top_candidates
 from .chunk_table import Candidate, ChunkTable
-from .embedders import Embedder
-from .errors import EmbedderMismatchError, IndexMissingError
-from .tables import Connection, IndexState, IndexTables, read_state, table_exists
 
 
 class DenseVectors:
@@ -47,7 +55,7 @@ class DenseVectors:
 
     def _load_matrix(self, con: Connection, chunks: ChunkTable) -> None:
         load_extension(con, "vss")
-        data = con.execute(f"SELECT chunk_id, vector FROM {IndexTables(chunks.chunker).dense}").fetchnumpy()
+        data = dense_vectors(con, IndexTables(chunks.chunker))
         rows = np.array([chunks.row_of.get(c, -1) for c in data["chunk_id"]], dtype=np.int64)
         live = rows >= 0  # -1: the chunk left the store since the build
         kept = [vector for vector, keep in zip(data["vector"], live) if keep]
@@ -93,9 +101,7 @@ class DenseVectors:
         literal = "[" + ",".join(repr(float(x)) for x in vector) + f"]::FLOAT[{self.state.dimensions}]"
         with store.read() as con:
             load_extension(con, "vss")
-            rows = con.execute(f"SELECT chunk_id, array_cosine_similarity(vector, {literal}) FROM "
-                               f"{IndexTables(chunks.chunker).dense} ORDER BY array_cosine_distance(vector, "
-                               f"{literal}) LIMIT {int(fetch)}").fetchall()
+            rows = dense_nearest(con, IndexTables(chunks.chunker), literal, fetch)
         found = [Candidate(chunk_id, float(score)) for chunk_id, score in rows if chunk_id in chunks.row_of
                  and (allowed is None or allowed[chunks.row_of[chunk_id]])]
         enough = len(found) >= depth or len(rows) < fetch

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigError
+from ...errors import ConfigError
 from .chunk_table import ChunkTable
 
 _COLUMNS = {"document": "document_id", "document_id": "document_id", "unit": "unit_id", "unit_id": "unit_id",

@@ -13,13 +13,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..store import Store
-from .bm25_index import needs_rebuild
-from .build import build_search_index
-from .dense_index import drop_dense
-from .embedders import Embedder
-from .formats import HASH_RULE
-from .tables import literal, read_state
+from ...store import Store
+from ...store.chunk_reads import chunk_count
+from ...store.search_tables import read_state
+from ..embedders import Embedder
+from ..formats import HASH_RULE
+from .bm25 import needs_rebuild
+from .dense import drop_dense
+from .indexes import build_search_index
 
 _DONE = {"build": "built", "rebuild": "rebuilt", "drop": "dropped"}
 
@@ -68,7 +69,7 @@ def dense_index_work(store: Store, chunkers: Sequence[str], embedder: Embedder |
                 if state is not None:
                     work.append(DenseWork(chunker, "drop", stored, None, 0))
                 continue
-            count = con.execute(f"SELECT count(*) FROM chunks WHERE chunker = {literal(chunker)}").fetchone()[0]
+            count = chunk_count(con, chunker)
             if not count or needs_rebuild(con, chunker):
                 continue
             if state is None:

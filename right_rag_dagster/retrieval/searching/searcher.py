@@ -7,22 +7,21 @@ from typing import Any
 
 import numpy as np
 
-from ..core.registry import Registry
-from ..errors import ConfigError
-from ..store import Store
+from ...core.registry import Registry
+from ...errors import ConfigError
+from ...store import Store
+from ..embedders import Embedder, make_embedder
+from ..hits import Hit
+from ..settings import DEFAULT_IDENTITY, check_variant
 from .chunk_table import Candidate, ChunkTable
 from .cold import cold_bm25
 from .definitions import asks_for_definition, defined_term
 from .definitions import reorder as reorder_definitions
-from .embedders import Embedder, make_embedder
 from .expand import expand_to_units
 from .filters import filter_mask
-from .hits import Hit
 from .identity import (
-    DEFAULT_IDENTITY,
     DEPTH,
     Identified,
-    check_variant,
     identify,
     reorder,
     store_names,
@@ -41,7 +40,7 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
     (a local model is recreated from the stored identity when omitted); ``expand`` returns a whole unit
     in place of several of its chunks; ``registry`` finds spec/retrievers plugins; ``options`` go to the
     retriever (``weights``, ``rrf_k``, ``depth``); ``identity`` says how a document named in the question
-    moves its passages (``retrieval.identity``: none, boost, first, filter).
+    moves its passages (``searching.identity``: none, boost, first, filter).
     """
     if k < 1:
         raise ConfigError(f"k must be at least 1, got {k}")
@@ -49,7 +48,7 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
     names = identify(query, store_names(store)) if check_variant(identity) != "none" else Identified({}, query)
     named = names.named
     quoted = names.lexical != query  # a name to score only in its own documents (identity.Identified)
-    defining = asks_for_definition(query)  # definitions of a term it names move up (retrieval.definitions)
+    defining = asks_for_definition(query)  # definitions of a term it names move up (retrieval.searching.definitions)
     deep = bool(named) or defining  # candidates are reordered: fetch DEPTH of them
     cold = (type(plugin) is Bm25Retriever and not filters and not expand and not (named and identity == "filter")
             and not quoted and not defining)

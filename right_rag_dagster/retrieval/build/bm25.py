@@ -12,25 +12,31 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..store import Store
-from ..store.extensions import load_extension
-from ..store.sql import execute
-from .bm25_terms import text_terms
-from .formats import BM25_FORMAT
-from .pending import ChunkText, PendingChunks
-from .tables import (
+from ...store import Store
+from ...store.bm25_tables import (
+    bm25_totals,
+    create_tables,
+    delete_chunks,
+    drop_tables,
+    insert_slice,
+    prune_terms,
+    rename_tables,
+)
+from ...store.chunk_reads import chunk_count, document_chunk_ids
+from ...store.extensions import load_extension
+from ...store.search_tables import (
     Connection,
     IndexState,
     IndexTables,
     delete_state,
-    literal,
     read_state,
     table_exists,
     write_state,
 )
+from ..formats import BM25_FORMAT, K1, B
+from .pending import ChunkText, PendingChunks
+from .terms import text_terms
 
-K1 = 1.2
-B = 0.75
 INSERT_SLICE = 2048
 """Chunks read, tokenized and inserted at a time: a build from empty holds one page of texts and tokens, not the
 corpus (40k chunks at once set the index run's peak memory)."""
@@ -49,7 +55,7 @@ class Bm25Plan:
     remove: tuple[str, ...]
     insert: tuple[tuple[str, str], ...]  # (chunk_id, text_hash) to tokenize; texts are read a page at a time
     full_rebuild: bool
-    fingerprint: str = ""  # of the chunks this plan was made from (see build.chunks_fingerprint)
+    fingerprint: str = ""  # of the chunks this plan was made from (see store.chunk_reads.chunks_fingerprint)
     stale_fingerprint: bool = False  # only the stored fingerprint is out of date (no indexed text changed)
 
     @property
@@ -90,12 +96,11 @@ def prepare_live(con: Connection, chunker: str) -> bool:
     build rebuilds it from the chunks."""
     if not needs_rebuild(con, chunker):
         return True
-    chunks = con.execute(f"SELECT count(*) FROM chunks WHERE chunker = {literal(chunker)}").fetchone()[0]
-    if chunks:
+    if chunk_count(con, chunker):
         return False
     t = IndexTables(chunker)
-    _drop_tables(con, t)
-    _create_tables(con, t)
+    drop_tables(con, t)
+    create_tables(con, t)
     write_state(con, IndexState(chunker, "bm25", t.bm25, BM25_FORMAT, None, 0, 0, "live",
                                 {"terms": 0, "k1": K1, "b": B, "fingerprint": ""}), 0.0)
     return True
@@ -107,14 +112,13 @@ def update_documents(con: Connection, chunker: str, document_ids: Sequence[str],
     the old chunks' postings and add ``rows`` (chunk id, text hash, terms, token count) of the new ones. Terms
     no chunk uses any more stay in the dictionary until the next index build prunes them."""
     t = IndexTables(chunker)
-    old = [r[0] for r in execute(con, "SELECT chunk_id FROM chunks WHERE chunker = ? AND "
-                                      "list_contains(?::VARCHAR[], document_id)", [chunker, list(document_ids)]).fetchall()]
+    old = document_chunk_ids(con, chunker, document_ids)
     if old:
-        _delete_chunks(con, t, old, prune_terms=False)
+        delete_chunks(con, t, old, prune=False)
     if rows:
         load_extension(con, "fts")  # for stem()
         for start in range(0, len(rows), INSERT_SLICE):
-            _insert_slice(con, t, rows[start:start + INSERT_SLICE])
+            insert_slice(con, t, rows[start:start + INSERT_SLICE])
 
 
 def stage_bm25(store: Store, plan: Bm25Plan) -> None:
@@ -123,8 +127,8 @@ def stage_bm25(store: Store, plan: Bm25Plan) -> None:
     the index as it was."""
     staging = plan.tables.staging()
     with store.write() as con:
-        _drop_tables(con, staging)
-        _create_tables(con, staging)
+        drop_tables(con, staging)
+        create_tables(con, staging)
     for start in range(0, len(plan.insert), STAGE_CHUNKS):
         with store.write() as con:
             _insert_chunks(con, staging, plan.insert[start:start + STAGE_CHUNKS])
@@ -135,42 +139,22 @@ def apply_bm25(con: Connection, plan: Bm25Plan, build_id: str, seconds: float, s
     returns the index's chunk, token and term counts."""
     t = plan.tables
     if plan.full_rebuild:
-        _drop_tables(con, t)
+        drop_tables(con, t)
     if staged:
         staging = t.staging()
-        for old, new in ((staging.bm25, t.bm25), (staging.terms, t.terms), (staging.postings, t.postings)):
-            con.execute(f"ALTER TABLE {old} RENAME TO {new}")
-    _create_tables(con, t)
+        rename_tables(con, staging, t)
+    create_tables(con, t)
     gone = list(plan.remove) + [row[0] for row in plan.insert]
     if gone and not plan.full_rebuild:
-        _delete_chunks(con, t, gone)
+        delete_chunks(con, t, gone)
     if plan.insert and not staged:
         _insert_chunks(con, t, plan.insert)
     if not plan.full_rebuild and not gone:  # documents written their postings, leaving terms unused: prune them
-        con.execute(f"DELETE FROM {t.terms} WHERE termid NOT IN (SELECT DISTINCT termid FROM {t.postings})")
-    rows, tokens = con.execute(f"SELECT count(*), coalesce(sum(token_count), 0) FROM {t.bm25}").fetchone()
-    terms = int(con.execute(f"SELECT count(*) FROM {t.terms}").fetchone()[0])
+        prune_terms(con, t)
+    rows, tokens, terms = bm25_totals(con, t)
     write_state(con, IndexState(t.chunker, "bm25", t.bm25, BM25_FORMAT, None, rows, tokens, build_id,
                                 {"terms": terms, "k1": K1, "b": B, "fingerprint": plan.fingerprint}), seconds)
     return {"chunks": int(rows), "tokens": int(tokens), "terms": terms}
-
-
-def _create_tables(con: Connection, t: IndexTables) -> None:
-    con.execute(f"CREATE TABLE IF NOT EXISTS {t.bm25} (doc_key INTEGER NOT NULL, chunk_id VARCHAR NOT NULL, "
-                "text_hash VARCHAR NOT NULL, token_count INTEGER NOT NULL, len INTEGER NOT NULL)")
-    con.execute(f"CREATE TABLE IF NOT EXISTS {t.terms} (termid INTEGER NOT NULL, term VARCHAR NOT NULL)")
-    con.execute(f"CREATE TABLE IF NOT EXISTS {t.postings} (termid INTEGER NOT NULL, doc_key INTEGER NOT NULL, "
-                "tf INTEGER NOT NULL)")
-
-
-def _delete_chunks(con: Connection, t: IndexTables, chunk_ids: Sequence[str], prune_terms: bool = True) -> None:
-    execute(con, f"CREATE OR REPLACE TEMP TABLE _bm25_gone AS SELECT doc_key FROM {t.bm25} "
-            "WHERE chunk_id IN (SELECT unnest(?::VARCHAR[]))", [list(chunk_ids)])
-    con.execute(f"DELETE FROM {t.postings} WHERE doc_key IN (SELECT doc_key FROM _bm25_gone)")
-    con.execute(f"DELETE FROM {t.bm25} WHERE doc_key IN (SELECT doc_key FROM _bm25_gone)")
-    if prune_terms:  # terms no chunk uses any more leave the dictionary: it stays the indexed vocabulary
-        con.execute(f"DELETE FROM {t.terms} WHERE termid NOT IN (SELECT DISTINCT termid FROM {t.postings})")
-    con.execute("DROP TABLE _bm25_gone")
 
 
 def _insert_chunks(con: Connection, t: IndexTables, stale: Sequence[tuple[str, str]]) -> None:
@@ -179,45 +163,10 @@ def _insert_chunks(con: Connection, t: IndexTables, stale: Sequence[tuple[str, s
     pending = PendingChunks(t.chunker, 0)
     for start in range(0, len(stale), INSERT_SLICE):
         page = pending.texts(con, [chunk_id for chunk_id, _ in stale[start:start + INSERT_SLICE]])
-        _insert_slice(con, t, [_terms_row(row) for row in page])
-
-
-def _insert_slice(con: Connection, t: IndexTables, rows: Sequence[tuple[str, str, str, int]]) -> None:
-    first = con.execute(f"SELECT coalesce(max(doc_key), 0) + 1 FROM {t.bm25}").fetchone()[0]
-    keys = list(range(first, first + len(rows)))
-    chunk_ids, hashes, texts, token_counts = map(list, zip(*rows))
-    execute(con, """
-        CREATE OR REPLACE TEMP TABLE _bm25_new AS
-        SELECT stem(token, 'porter') AS term, doc_key, count(*)::INTEGER AS tf
-        FROM (SELECT doc_key, unnest(string_split(terms, ' ')) AS token
-              FROM (SELECT unnest(?::INTEGER[]) AS doc_key, unnest(?::VARCHAR[]) AS terms))
-        WHERE token <> ''
-        GROUP BY ALL""", [keys, texts])
-    execute(con, f"""
-        INSERT INTO {t.bm25}
-        SELECT new.doc_key, new.chunk_id, new.text_hash, new.token_count, coalesce(lengths.len, 0)
-        FROM (SELECT unnest(?::INTEGER[]) AS doc_key, unnest(?::VARCHAR[]) AS chunk_id,
-                     unnest(?::VARCHAR[]) AS text_hash, unnest(?::INTEGER[]) AS token_count) AS new
-        LEFT JOIN (SELECT doc_key, sum(tf)::INTEGER AS len FROM _bm25_new GROUP BY doc_key) AS lengths
-               USING (doc_key)""", [keys, chunk_ids, hashes, token_counts])
-    con.execute(f"""
-        INSERT INTO {t.terms}
-        SELECT (SELECT coalesce(max(termid), -1) FROM {t.terms}) + row_number() OVER (ORDER BY term), term
-        FROM (SELECT DISTINCT term FROM _bm25_new) AS new
-        WHERE NOT EXISTS (SELECT 1 FROM {t.terms} AS known WHERE known.term = new.term)""")
-    con.execute(f"INSERT INTO {t.postings} SELECT d.termid, n.doc_key, n.tf FROM _bm25_new AS n "
-                f"JOIN {t.terms} AS d USING (term) ORDER BY d.termid, n.doc_key")
-    con.execute("DROP TABLE _bm25_new")
-
-
-def _drop_tables(con: Connection, t: IndexTables) -> None:
-    for name in (t.postings, t.terms, t.bm25):
-        con.execute(f"DROP TABLE IF EXISTS {name}")
-    # Indexes of earlier versions kept their terms in a DuckDB fts index schema.
-    con.execute(f"DROP SCHEMA IF EXISTS {t.legacy_fts_schema} CASCADE")
+        insert_slice(con, t, [_terms_row(row) for row in page])
 
 
 def drop_bm25(con: Connection, chunker: str) -> None:
     """Remove a chunker's BM25 index entirely (its tables and state row)."""
-    _drop_tables(con, IndexTables(chunker))
+    drop_tables(con, IndexTables(chunker))
     delete_state(con, chunker, "bm25")

@@ -11,15 +11,16 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import SchemaVersionError
-from ..store import Store
-from ..store.extensions import load_extension
-from .bm25_index import STAGE_CHUNKS, Bm25Plan, apply_bm25, plan_bm25, stage_bm25
-from .dense_index import HNSW_THRESHOLD, DensePlan, apply_dense, plan_dense
-from .embedders import Embedder, make_embedder
-from .formats import BM25_FORMAT, HASH_RULE
+from ...errors import SchemaVersionError
+from ...store import Store
+from ...store.chunk_reads import chunk_count, chunks_fingerprint
+from ...store.extensions import load_extension
+from ...store.search_tables import Connection, read_state
+from ..embedders import Embedder, make_embedder
+from ..formats import BM25_FORMAT, HASH_RULE
+from .bm25 import STAGE_CHUNKS, Bm25Plan, apply_bm25, plan_bm25, stage_bm25
+from .dense import HNSW_THRESHOLD, DensePlan, apply_dense, plan_dense
 from .pending import PendingChunks
-from .tables import Connection, literal, read_state
 
 if TYPE_CHECKING:
     import numpy as np
@@ -84,14 +85,6 @@ def _plan(store: Store, chunker: str, embedder: Embedder | None, hnsw_threshold:
                 plan_dense(pending, con, embedder, fingerprint, hnsw_threshold) if embedder else None)
 
 
-def chunks_fingerprint(con: Connection, chunker: str) -> str:
-    """A cheap fingerprint of what would be indexed (computed in DuckDB, no text leaves it): when it matches
-    the one stored at the last build, nothing needs to be read, tokenized or embedded."""
-    count, digest = con.execute(f"SELECT count(*), bit_xor(hash(chunk_id, text_hash)) FROM chunks "
-                                f"WHERE chunker = {literal(chunker)}").fetchone()
-    return f"{count}:{digest}"
-
-
 def _up_to_date(con: Connection, chunker: str, fingerprint: str, embedder: Embedder | None,
                 hnsw_threshold: int) -> bool:
     bm25 = read_state(con, chunker, "bm25")
@@ -108,7 +101,7 @@ def _up_to_date(con: Connection, chunker: str, fingerprint: str, embedder: Embed
 def _apply(store: Store, bm25: Bm25Plan, dense: DensePlan | None, vectors: np.ndarray | None,
            hnsw_threshold: int, started: float) -> dict[str, Any]:
     """Write both plans in one transaction and return what the indexes then hold; then checkpoint (with ``vss``
-    loaded when HNSW changed, see dense_index), so the readers that follow a build open the file without
+    loaded when HNSW changed, see ``dense``), so the readers that follow a build open the file without
     replaying its log: a 100 KB log made each open of the 40k-chunk store 30 ms slower."""
     build_id = uuid.uuid4().hex
     staged = bm25.full_rebuild and len(bm25.insert) > STAGE_CHUNKS
@@ -131,7 +124,7 @@ def _apply(store: Store, bm25: Bm25Plan, dense: DensePlan | None, vectors: np.nd
 def stored_stats(con: Connection, chunker: str) -> dict[str, Any]:
     """What the stored indexes of ``chunker`` hold: indexed chunks, tokens, terms, vector size, HNSW."""
     stats: dict[str, Any] = {"chunks": 0, "chunks_indexed": 0, "tokens": 0, "terms": 0}
-    stats["chunks"] = con.execute(f"SELECT count(*) FROM chunks WHERE chunker = {literal(chunker)}").fetchone()[0]
+    stats["chunks"] = chunk_count(con, chunker)
     bm25 = read_state(con, chunker, "bm25")
     if bm25 is not None:
         stats.update(chunks_indexed=bm25.chunks, tokens=bm25.tokens, terms=bm25.details.get("terms", 0))

@@ -11,12 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..store.extensions import load_extension
-from ..store.sql import execute
-from .embedders import Embedder
-from .formats import HASH_RULE
-from .pending import PendingChunks
-from .tables import (
+from ...store.dense_tables import (
+    create_hnsw,
+    drop_vectors,
+    replace_vectors,
+    vector_count,
+)
+from ...store.extensions import load_extension
+from ...store.search_tables import (
     Connection,
     IndexState,
     IndexTables,
@@ -25,6 +27,9 @@ from .tables import (
     table_exists,
     write_state,
 )
+from ..embedders import Embedder
+from ..formats import HASH_RULE
+from .pending import PendingChunks
 
 if TYPE_CHECKING:
     import numpy as np
@@ -44,7 +49,7 @@ class DensePlan:
     dimensions: int | None
     hnsw_stale: bool = False  # the index crossed the HNSW threshold (either way) since it was built
     had_hnsw: bool = False
-    fingerprint: str = ""  # of the chunks this plan was made from (see build.chunks_fingerprint)
+    fingerprint: str = ""  # of the chunks this plan was made from (see store.chunk_reads.chunks_fingerprint)
     stale_fingerprint: bool = False
 
     @property
@@ -78,7 +83,7 @@ def apply_dense(con: Connection, plan: DensePlan, vectors: np.ndarray, build_id:
     t = plan.tables
     dims = int(vectors.shape[1]) if len(plan.embed) else plan.dimensions
     if plan.full_rebuild:
-        con.execute(f"DROP TABLE IF EXISTS {t.dense}")
+        drop_vectors(con, t)
     if dims is None:  # nothing to embed and nothing stored: an empty index
         delete_state(con, t.chunker, "dense")
         return {"chunks": 0, "dimensions": 0, "hnsw": False}
@@ -86,7 +91,7 @@ def apply_dense(con: Connection, plan: DensePlan, vectors: np.ndarray, build_id:
         hnsw = _write_vectors(con, plan, vectors, dims, hnsw_threshold)
     else:
         hnsw = plan.had_hnsw
-    rows = int(con.execute(f"SELECT count(*) FROM {t.dense}").fetchone()[0])
+    rows = vector_count(con, t)
     write_state(con, IndexState(t.chunker, "dense", t.dense, plan.identity, dims, rows, None, build_id,
                                 {"hnsw": hnsw, "metric": "cosine", "fingerprint": plan.fingerprint,
                                  "hash": HASH_RULE}), seconds)
@@ -95,22 +100,11 @@ def apply_dense(con: Connection, plan: DensePlan, vectors: np.ndarray, build_id:
 
 def _write_vectors(con: Connection, plan: DensePlan, vectors: np.ndarray, dims: int, hnsw_threshold: int) -> bool:
     t = plan.tables
-    load_extension(con, "vss")
-    con.execute("SET hnsw_enable_experimental_persistence = true")
-    con.execute(f"DROP INDEX IF EXISTS {t.hnsw}")
-    con.execute(f"CREATE TABLE IF NOT EXISTS {t.dense} (chunk_id VARCHAR NOT NULL, text_hash VARCHAR NOT NULL, "
-                f"vector FLOAT[{dims}] NOT NULL)")
     gone = list(plan.remove) + [row[0] for row in plan.embed]
-    if gone:
-        execute(con, f"DELETE FROM {t.dense} WHERE chunk_id IN (SELECT unnest(?::VARCHAR[]))", [gone])
-    if plan.embed:
-        execute(con, f"INSERT INTO {t.dense} SELECT unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), "
-                f"unnest(?::FLOAT[{dims}][])",
-                [[row[0] for row in plan.embed], [row[1] for row in plan.embed], vectors.tolist()])
-    rows = int(con.execute(f"SELECT count(*) FROM {t.dense}").fetchone()[0])
-    if rows < hnsw_threshold:
+    new = ([row[0] for row in plan.embed], [row[1] for row in plan.embed], vectors.tolist() if plan.embed else [])
+    if replace_vectors(con, t, dims, gone, new) < hnsw_threshold:
         return False
-    con.execute(f"CREATE INDEX {t.hnsw} ON {t.dense} USING HNSW (vector) WITH (metric = 'cosine')")
+    create_hnsw(con, t)
     return True
 
 
@@ -119,5 +113,5 @@ def drop_dense(con: Connection, chunker: str) -> None:
     t = IndexTables(chunker)
     if table_exists(con, t.dense):
         load_extension(con, "vss")
-        con.execute(f"DROP TABLE {t.dense}")
+        drop_vectors(con, t)
     delete_state(con, chunker, "dense")

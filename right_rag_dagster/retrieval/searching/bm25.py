@@ -13,14 +13,22 @@ import threading
 import duckdb
 import numpy as np
 
-from ..store.extensions import load_extension
-from .bm25_index import K1, B
+from ...store.extensions import load_extension
+from ...store.search_tables import (
+    Connection,
+    IndexTables,
+    bm25_lengths,
+    bm25_postings,
+    bm25_vocabulary,
+    literal,
+    read_state,
+    table_exists,
+)
+from ..errors import IndexMissingError
+from ..formats import BM25_FORMAT, K1, B
+from ..stopwords import ENGLISH_STOPWORDS
+from ..tokenize import tokenize
 from .chunk_table import Candidate, ChunkTable
-from .errors import IndexMissingError
-from .formats import BM25_FORMAT
-from .stopwords import ENGLISH_STOPWORDS
-from .tables import Connection, IndexTables, literal, read_state, table_exists
-from .tokenize import tokenize
 
 _stemmer: duckdb.DuckDBPyConnection | None = None
 _stems: dict[str, str] = {}
@@ -48,7 +56,7 @@ def stem_tokens(tokens: list[str]) -> list[str]:
 def query_terms(query: str) -> list[str]:
     """The distinct stems a question is scored by: its tokens without English stopwords, then stemmed.
 
-    The same rule as the index (``bm25_terms.text_terms``). fts's ``match_bm25`` stems the query without
+    The same rule as the index (``build.terms.text_terms``). fts's ``match_bm25`` stems the query without
     dropping its stopwords, so a stopword can meet the stem of another word that the index kept: ``in`` is
     the stem of ``ins`` (``plug-ins``), ``mean`` (a stopword) of ``means``, so every question with "in" or
     "mean" scored the chunks holding those words. Here a question's stopwords count as little as a chunk's.
@@ -72,14 +80,14 @@ class Bm25Postings:
         t = IndexTables(chunks.chunker)
         if not has_terms(con, chunks.chunker):
             return cls({}, np.zeros(1, dtype=np.int64), np.zeros(0, np.int64), np.zeros(0), len(chunks))
-        vocab = dict(con.execute(f"SELECT term, termid FROM {t.terms}").fetchall())
-        keys = con.execute(f"SELECT doc_key, chunk_id, len FROM {t.bm25}").fetchall()
+        vocab = bm25_vocabulary(con, t)
+        keys = bm25_lengths(con, t)
         key_row = np.full(max(key for key, _, _ in keys) + 1, -1, dtype=np.int64)
         key_len = np.zeros(len(key_row), dtype=np.float64)
         for key, chunk_id, length in keys:
             key_row[key] = chunks.row_of.get(chunk_id, -1)  # -1: the chunk left the store since the build
             key_len[key] = length
-        data = con.execute(f"SELECT termid, doc_key, tf FROM {t.postings}").fetchnumpy()
+        data = bm25_postings(con, t)
         termids = data["termid"].astype(np.int64)
         doc_keys = data["doc_key"].astype(np.int64)
         # Statistics over everything indexed (as match_bm25 sees it), before dropping rows that left the store.

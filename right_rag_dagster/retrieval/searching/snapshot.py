@@ -10,11 +10,11 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from ..store import Store
-from ..store.db import file_stamp  # noqa: F401 (the playground keys its caches by it)
-from .bm25_search import Bm25Postings
+from ...store import Store
+from ...store.db import file_stamp  # noqa: F401 (the playground keys its caches by it)
+from .bm25 import Bm25Postings
 from .chunk_table import ChunkTable
-from .dense_search import DenseVectors
+from .dense import DenseVectors
 
 CACHE_SIZE = 8
 

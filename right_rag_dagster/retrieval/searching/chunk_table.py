@@ -9,8 +9,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .hits import Hit
-from .tables import Connection, literal
+from ...store.chunk_reads import chunk_rows
+from ...store.search_tables import Connection
+from ..hits import Hit
 
 COLUMNS = ("chunk_id", "document_id", "unit_id", "fulltext", "source_start", "source_end", "page_start",
            "page_end", "page_label_start", "page_label_end", "section_path", "unit_type", "role", "attributes")
@@ -45,15 +46,7 @@ class ChunkTable:
     def load(cls, con: Connection, chunker: str) -> ChunkTable:
         """Streamed a slice at a time and sorted here: DuckDB sorting (or keeping in order) the texts of a 100 MB
         document would need more than the connection's memory budget, and the rows end up in Python either way."""
-        ordered = con.execute("SELECT current_setting('preserve_insertion_order')").fetchone()[0]
-        con.execute("SET preserve_insertion_order = false")
-        try:
-            result = con.execute(f"SELECT {', '.join(COLUMNS)}, ordinal FROM chunks WHERE chunker = {literal(chunker)}")
-            rows: list[tuple] = []
-            while part := result.fetchmany(LOAD_SLICE):
-                rows.extend(part)
-        finally:
-            con.execute(f"SET preserve_insertion_order = {'true' if ordered else 'false'}")
+        rows = chunk_rows(con, chunker, [*COLUMNS, "ordinal"], LOAD_SLICE)
         rows.sort(key=_document_order)
         return cls(chunker, [row[:-1] for row in rows])
 

@@ -28,20 +28,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from ..errors import ConfigError
-from ..store import Store
-from .doc_names import (
-    HEAD_CHARS,
-    POSSESSIVE,
-    DocumentNames,
-    document_names,
-    name_tokens,
-)
-from .stopwords import ENGLISH_STOPWORDS
-from .tokenize import tokenize
+from ...store import Store
+from ...store.chunk_reads import document_heads
+from ..stopwords import ENGLISH_STOPWORDS
+from ..tokenize import tokenize
+from .doc_names import HEAD_CHARS, POSSESSIVE, DocumentNames, document_names, name_tokens
 
-VARIANTS = ("none", "boost", "first", "filter")
-DEFAULT_IDENTITY = "boost"
 BOOST = 0.5
 DEPTH = 50
 """Candidates reordered when a document is named (the named document's passages need not be in the top k)."""
@@ -49,14 +41,6 @@ DEPTH = 50
 T = TypeVar("T")
 _cache: dict[str, tuple[object, tuple[DocumentNames, ...]]] = {}
 _lock = threading.Lock()
-
-
-def check_variant(variant: str) -> str:
-    """``variant`` when it is one of ``VARIANTS``, else a ``ConfigError`` naming them."""
-    if variant not in VARIANTS:
-        raise ConfigError(f"unknown identity variant {variant!r}; use one of {', '.join(VARIANTS)} "
-                          "([right-rag.retrieval] identity)")
-    return variant
 
 
 def store_names(store: Store) -> tuple[DocumentNames, ...]:
@@ -67,8 +51,7 @@ def store_names(store: Store) -> tuple[DocumentNames, ...]:
         if cached is not None and cached[0] == stamp:
             return cached[1]
     with store.read() as con:
-        rows = con.execute(f"SELECT document_id, substr(text, 1, {HEAD_CHARS}) FROM documents "
-                           "WHERE status = 'loaded' ORDER BY document_id").fetchall()
+        rows = document_heads(con, HEAD_CHARS)
     names = tuple(document_names(document_id, head or "") for document_id, head in rows)
     with _lock:
         _cache[key] = (stamp, names)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .indexed_text import indexed_text
-from .stopwords import ENGLISH_STOPWORDS
-from .tokenize import tokenize
+from ..indexed_text import indexed_text
+from ..stopwords import ENGLISH_STOPWORDS
+from ..tokenize import tokenize
 
 
 def chunk_terms(section_path: Sequence[str] | str | None, fulltext: str) -> tuple[str, int]:

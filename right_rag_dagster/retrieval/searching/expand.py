@@ -10,10 +10,9 @@ import json
 from collections import Counter
 from dataclasses import replace
 
-from ..store import Store
-from ..store.content import UNIT_TEXT_SQL
-from ..store.sql import execute
-from .hits import Hit
+from ...store import Store
+from ...store.chunk_reads import unit_texts
+from ..hits import Hit
 
 MIN_CHUNKS = 2
 
@@ -43,11 +42,7 @@ def expand_to_units(store: Store, hits: list[Hit], min_chunks: int = MIN_CHUNKS)
 
 def _read_units(store: Store, unit_ids: list[str]) -> dict[str, dict]:
     with store.read() as con:
-        rows = execute(con,
-            f"SELECT u.unit_id, {UNIT_TEXT_SQL}, u.source_start, u.source_end, u.page_start, u.page_end, "
-            "d.page_labels[u.page_start], d.page_labels[u.page_end], u.section_path "
-            "FROM units u JOIN documents d USING (document_id) "
-            "WHERE u.unit_id IN (SELECT unnest(?::VARCHAR[])) AND u.active", [unit_ids]).fetchall()
+        rows = unit_texts(con, unit_ids)
     units = {}
     for uid, text, start, end, page_start, page_end, label_start, label_end, path in rows:
         units[uid] = {

@@ -22,9 +22,8 @@ from pathlib import Path
 import duckdb
 
 from ..errors import StoreError
-from ..store import Store
-from ..store.db import utcnow
-from ..store.sql import execute
+from .db import Store, utcnow
+from .sql import execute
 
 COPY_STEP = "copy:"
 """Prefix of the evaluation store's ``step_state`` steps that hold the signatures of copied parts."""

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from .bm25_search import query_terms
+from .bm25 import query_terms
 
 BOOST = 0.5
 """Share of the best candidate's score a matching definition gains (as ``identity.BOOST``; not tuned)."""

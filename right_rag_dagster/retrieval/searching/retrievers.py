@@ -1,0 +1,134 @@
+"""Retrievers are plugins: ``bm25``, ``dense`` and ``hybrid`` are built in; users add ``spec/retrievers/*.py``.
+
+A retriever gets a ``RetrievalRequest`` (the question, how many results, the loaded index and the filter
+mask) and returns ``Candidate`` chunk ids, best first. It can combine the built-in rankings through
+``request.bm25()`` and ``request.dense()``; the search turns candidates into ``Hit`` rows of ``chunks``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ...core.registry import Registry, register_plugin_kind
+from ...errors import ConfigError
+from ..embedders import Embedder, embedder_for_identity
+from .chunk_table import Candidate
+from .fusion import reciprocal_rank_fusion
+from .snapshot import SearchIndex
+
+
+@dataclass(frozen=True)
+class RetrievalRequest:
+    """Everything a retriever may use. ``allowed`` is the filter mask over ``index.chunks`` (None: all rows).
+    When the question names a document, ``lexical_query`` is the question without that name
+    (``identity.identify``) and ``named_rows`` the mask of the named documents' chunks: ``bm25()`` scores
+    those by the whole question and every other chunk by ``lexical_query``, so a passage that merely quotes
+    the name earns nothing for it. ``dense()`` embeds the whole question."""
+
+    query: str
+    k: int
+    index: SearchIndex
+    allowed: np.ndarray | None = None
+    embedder: Embedder | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    lexical_query: str | None = None
+    named_rows: np.ndarray | None = None
+
+    @property
+    def depth(self) -> int:
+        """How many candidates a component ranking should return before fusion or expansion."""
+        return int(self.options.get("depth") or max(self.k * 5, 50))
+
+    def bm25(self, depth: int | None = None, query: str | None = None) -> list[Candidate]:
+        """The BM25 ranking of ``query`` (default: the request's question, its name scored only in the named
+        documents), ``depth`` candidates (default ``k``)."""
+        postings = self.index.postings()
+        if query is None and self.lexical_query is not None and self.named_rows is not None:
+            return postings.search(self.query, depth or self.k, self.allowed, self.index.chunks,
+                                   elsewhere=(self.lexical_query, self.named_rows))
+        return postings.search(query or self.query, depth or self.k, self.allowed, self.index.chunks)
+
+    def dense(self, depth: int | None = None, query: str | None = None) -> list[Candidate]:
+        """The dense ranking; the embedder must be the model the vectors were made with."""
+        vectors = self.index.vectors()
+        embedder = vectors.check(self.embedder or embedder_for_identity(vectors.identity), self.index.chunker)
+        vector = embedder.embed_query(query or self.query)
+        return vectors.search(vector, depth or self.k, self.allowed, self.index.chunks, self.index.store)
+
+
+class Retriever(ABC):
+    """A ranking of chunks for a question. A no-argument class with ``retriever_name`` and ``retrieve``."""
+
+    selected_by_default: ClassVar[bool] = True
+
+    @property
+    @abstractmethod
+    def retriever_name(self) -> str: ...
+
+    @abstractmethod
+    def retrieve(self, request: RetrievalRequest) -> list[Candidate]:
+        """Candidates for ``request.query``, best first (at most ``request.k`` are kept)."""
+
+
+class Bm25Retriever(Retriever):
+    """BM25 over the pre-tokenized chunk text (DuckDB fts index)."""
+
+    @property
+    def retriever_name(self) -> str:
+        return "bm25"
+
+    def retrieve(self, request: RetrievalRequest) -> list[Candidate]:
+        return request.bm25(request.k)
+
+
+class DenseRetriever(Retriever):
+    """Cosine similarity of the question's embedding to the chunks' embeddings."""
+
+    @property
+    def retriever_name(self) -> str:
+        return "dense"
+
+    def retrieve(self, request: RetrievalRequest) -> list[Candidate]:
+        return request.dense(request.k)
+
+
+class HybridRetriever(Retriever):
+    """Reciprocal rank fusion of BM25 and dense (k = 60, ranks from 1; ``weights`` option per ranking).
+
+    With the option ``dense = False`` (a project that configures no embedder) it fuses BM25 alone, so no
+    embedding model is ever loaded for it.
+    """
+
+    @property
+    def retriever_name(self) -> str:
+        return "hybrid"
+
+    def retrieve(self, request: RetrievalRequest) -> list[Candidate]:
+        weights = {"bm25": 1.0, "dense": 1.0, **request.options.get("weights", {})}
+        rankings = {"bm25": request.bm25(request.depth)}
+        if request.options.get("dense", True):
+            rankings["dense"] = request.dense(request.depth)
+        return reciprocal_rank_fusion(rankings, weights, rrf_k=int(request.options.get("rrf_k", 60)))
+
+
+BUILTIN_RETRIEVERS: dict[str, type[Retriever]] = {
+    "bm25": Bm25Retriever, "dense": DenseRetriever, "hybrid": HybridRetriever,
+}
+
+register_plugin_kind("retrievers", Retriever, "retriever_name")
+
+
+def resolve_retriever(name: str | Retriever, registry: Registry | None = None) -> Retriever:
+    """A retriever by name: a spec/retrievers plugin of that name first, then the built-ins."""
+    if isinstance(name, Retriever):
+        return name
+    if registry is not None and name in registry.plugins.get("retrievers", {}):
+        return registry.create("retrievers", name)
+    if name in BUILTIN_RETRIEVERS:
+        return BUILTIN_RETRIEVERS[name]()
+    available = sorted({*BUILTIN_RETRIEVERS, *(registry.names("retrievers") if registry else [])})
+    raise ConfigError(f"no retriever named {name!r}; available: {', '.join(available)}")

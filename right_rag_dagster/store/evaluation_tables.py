@@ -1,0 +1,51 @@
+"""The evaluation store's own statements: baseline chunks cached per document content, its loaded documents,
+and its rewrite into a fresh file (``evaluation/compaction.py`` decides when)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from duckdb import DuckDBPyConnection as Connection
+
+from .sql import execute
+
+CONTENT_HASH_SQL = ("md5(concat_ws(chr(31), text, coalesce(CAST(page_starts AS VARCHAR), ''), "
+                    "coalesce(CAST(page_labels AS VARCHAR), '')))")
+"""A document's text and page map, hashed in DuckDB (the text never leaves it)."""
+
+
+class LoadedDocument(NamedTuple):
+    document_id: str
+    content_hash: str
+    chars: int
+
+
+def loaded_documents(con: Connection) -> list[LoadedDocument]:
+    """Every loaded document with the hash of its text and page map, by id."""
+    return [LoadedDocument(*row) for row in con.execute(
+        f"SELECT document_id, {CONTENT_HASH_SQL}, length(text) FROM documents "
+        "WHERE status = 'loaded' ORDER BY document_id").fetchall()]
+
+
+def loaded_document_ids(con: Connection) -> tuple[str, ...]:
+    return tuple(row[0] for row in con.execute("SELECT document_id FROM documents WHERE status = 'loaded' "
+                                               "ORDER BY document_id").fetchall())
+
+
+def cut_keys(con: Connection, step_prefix: str) -> dict[tuple[str, str], str]:
+    """(step, document id) -> cache key of every cut whose step starts with ``step_prefix``."""
+    return {(step, doc_id): key for step, doc_id, key in con.execute(
+        f"SELECT step, document_id, cache_key FROM step_state WHERE starts_with(step, '{step_prefix}')").fetchall()}
+
+
+def delete_document_chunks(con: Connection, chunker: str, document_ids: Sequence[str]) -> None:
+    execute(con, "DELETE FROM chunks WHERE chunker = ? AND list_contains(?::VARCHAR[], document_id)",
+            [chunker, list(document_ids)])
+
+
+def drop_unloaded(con: Connection, chunker_prefix: str) -> None:
+    """Chunks and cut keys of chunkers named ``chunker_prefix...`` whose document is no longer loaded."""
+    for table, column, prefix in (("chunks", "chunker", chunker_prefix), ("step_state", "step", f"chunks:{chunker_prefix}")):
+        con.execute(f"DELETE FROM {table} WHERE starts_with({column}, '{prefix}') AND document_id NOT IN "
+                    "(SELECT document_id FROM documents WHERE status = 'loaded')")

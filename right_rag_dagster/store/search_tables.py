@@ -1,0 +1,173 @@
+"""The search index tables: their names per chunker, their ``search_indexes`` state rows, and the reads of
+BM25 terms, postings and dense vectors that search makes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+
+from ..core.hashing import stable_hash
+from .db import utcnow
+from .sql import execute, literal
+
+Connection = duckdb.DuckDBPyConnection
+
+
+@dataclass(frozen=True)
+class IndexTables:
+    """Tables of one chunker's indexes. Names are hashed from the chunker so any chunker name is safe in SQL."""
+
+    chunker: str
+    suffix: str = ""  # "_staging": where a full rebuild is written before it replaces the index
+
+    @property
+    def slug(self) -> str:
+        return stable_hash(["search-index", self.chunker])[:12]
+
+    @property
+    def bm25(self) -> str:
+        return f"bm25_{self.slug}{self.suffix}"
+
+    @property
+    def terms(self) -> str:
+        return f"bm25_{self.slug}_terms{self.suffix}"
+
+    @property
+    def postings(self) -> str:
+        return f"bm25_{self.slug}_postings{self.suffix}"
+
+    def staging(self) -> IndexTables:
+        return IndexTables(self.chunker, "_staging")
+
+    @property
+    def legacy_fts_schema(self) -> str:
+        return f"fts_main_{self.bm25}"
+
+    @property
+    def dense(self) -> str:
+        return f"dense_{self.slug}"
+
+    @property
+    def hnsw(self) -> str:
+        return f"dense_{self.slug}_hnsw"
+
+
+@dataclass(frozen=True)
+class IndexState:
+    """A row of ``search_indexes``: what was built for one chunker and kind, with which model."""
+
+    chunker: str
+    kind: str
+    table_name: str
+    model: str
+    dimensions: int | None
+    chunks: int
+    tokens: int | None
+    build_id: str
+    details: dict[str, Any]
+
+
+def table_exists(con: Connection, name: str, schema: str = "main") -> bool:
+    row = con.execute("SELECT count(*) FROM information_schema.tables "
+                      f"WHERE table_schema = {literal(schema)} AND table_name = {literal(name)}").fetchone()
+    return bool(row and row[0])
+
+
+def read_state(con: Connection, chunker: str, kind: str) -> IndexState | None:
+    row = con.execute("SELECT chunker, kind, table_name, model, dimensions, chunks, tokens, build_id, details "
+                      f"FROM search_indexes WHERE chunker = {literal(chunker)} AND kind = {literal(kind)}").fetchone()
+    if row is None:
+        return None
+    return IndexState(*row[:8], details=json.loads(row[8] or "{}"))
+
+
+def write_state(con: Connection, state: IndexState, seconds: float) -> None:
+    execute(con, "DELETE FROM search_indexes WHERE chunker = ? AND kind = ?", [state.chunker, state.kind])
+    execute(con, "INSERT INTO search_indexes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [state.chunker, state.kind, state.table_name, state.model, state.dimensions, state.chunks,
+                 state.tokens, state.build_id, utcnow(), seconds, json.dumps(state.details, sort_keys=True)])
+
+
+def delete_state(con: Connection, chunker: str, kind: str) -> None:
+    execute(con, "DELETE FROM search_indexes WHERE chunker = ? AND kind = ?", [chunker, kind])
+
+
+def index_models(con: Connection) -> list[tuple[str, str, str]]:
+    """(chunker, kind, model) of every built index."""
+    return con.execute("SELECT chunker, kind, model FROM search_indexes").fetchall()
+
+
+def term_document_counts(con: Connection, t: IndexTables, terms: list[str]) -> tuple[int, dict[str, int]]:
+    """Chunks in ``t``'s BM25 index, and how many of them hold each of ``terms`` (absent terms left out)."""
+    total = con.execute(f"SELECT count(*) FROM {t.bm25}").fetchone()[0]
+    counts = dict(con.execute(
+        f"SELECT d.term, count(*) FROM {t.terms} AS d JOIN {t.postings} AS p USING (termid) "
+        f"WHERE d.term IN ({literal(terms)[1:-1]}) GROUP BY d.term").fetchall())
+    return total, counts
+
+
+def bm25_vocabulary(con: Connection, t: IndexTables) -> dict[str, int]:
+    return dict(con.execute(f"SELECT term, termid FROM {t.terms}").fetchall())
+
+
+def bm25_lengths(con: Connection, t: IndexTables) -> list[tuple[int, str, int]]:
+    """(doc_key, chunk_id, length in terms) of every indexed chunk."""
+    return con.execute(f"SELECT doc_key, chunk_id, len FROM {t.bm25}").fetchall()
+
+
+def bm25_postings(con: Connection, t: IndexTables) -> dict:
+    """Every posting as numpy columns ``termid``, ``doc_key``, ``tf``."""
+    return con.execute(f"SELECT termid, doc_key, tf FROM {t.postings}").fetchnumpy()
+
+
+def bm25_termids(con: Connection, t: IndexTables, stems: list[str]) -> list[int]:
+    return [row[0] for row in con.execute(
+        f"SELECT termid FROM {t.terms} WHERE term IN ({literal(stems)[1:-1]})").fetchall()]
+
+
+def dense_vectors(con: Connection, t: IndexTables) -> dict:
+    """Every stored vector as numpy columns ``chunk_id``, ``vector`` (the vss extension loaded)."""
+    return con.execute(f"SELECT chunk_id, vector FROM {t.dense}").fetchnumpy()
+
+
+def dense_nearest(con: Connection, t: IndexTables, vector_sql: str, fetch: int) -> list[tuple[str, float]]:
+    """(chunk_id, cosine similarity) of the ``fetch`` vectors nearest ``vector_sql`` (an array literal)."""
+    return con.execute(f"SELECT chunk_id, array_cosine_similarity(vector, {vector_sql}) FROM {t.dense} "
+                       f"ORDER BY array_cosine_distance(vector, {vector_sql}) LIMIT {int(fetch)}").fetchall()
+
+
+def bm25_best_rows(con: Connection, t: IndexTables, termids: Sequence[int], k: int, columns: Sequence[str],
+                   params: tuple[float, float]) -> list[tuple]:
+    """``columns`` of the ``k`` chunks scoring best by BM25 (``params``: k1, b) on ``termids``, with the score
+    last, scored in a temporary table (in memory: the store stays read-only) instead of loading the index."""
+    terms = ", ".join(str(int(i)) for i in termids)
+    k1, b = f"{params[0]}::DOUBLE", f"{params[1]}::DOUBLE"  # doubles like the snapshot, not DECIMAL literals
+    scores = f"""
+        WITH stats AS (SELECT count(*) AS n, avg(len) AS avgdl FROM {t.bm25}),
+             hits AS (SELECT termid, doc_key, tf FROM {t.postings} WHERE termid IN ({terms})),
+             df AS (SELECT termid, count(*) AS df FROM hits GROUP BY termid)
+        SELECT hits.doc_key,
+               sum(log(((stats.n - df.df) + 0.5) / (df.df + 0.5) + 1)
+                   * ((hits.tf * ({k1} + 1)) / (hits.tf + {k1} * ((1 - {b}) + {b} * (c.len / stats.avgdl)))))
+                   AS score
+        FROM hits JOIN df USING (termid) JOIN {t.bm25} AS c USING (doc_key) CROSS JOIN stats
+        GROUP BY hits.doc_key"""
+    con.execute(f"CREATE TEMP TABLE _scores AS {scores}")  # in memory: the store stays read-only
+    total = con.execute("SELECT count(*) FROM _scores").fetchone()[0]
+    depth = k
+    while True:  # join only the best rows (ties included); look deeper when some of them left the store
+        rows = con.execute(f"""
+            WITH best AS (SELECT * FROM _scores WHERE score >= (SELECT min(score) FROM
+                          (SELECT score FROM _scores ORDER BY score DESC LIMIT {depth})))
+            SELECT {', '.join('c.' + column for column in columns)}, best.score
+            FROM best JOIN {t.bm25} AS b USING (doc_key)
+                 JOIN chunks AS c ON c.chunker = {literal(t.chunker)} AND c.chunk_id = b.chunk_id
+            ORDER BY best.score DESC, c.document_id, c.ordinal LIMIT {int(k)}""").fetchall()
+        if len(rows) >= k or depth >= total:
+            break
+        depth *= 4
+    return rows

@@ -72,10 +72,14 @@ def test_a_store_is_copied_once_to_learn_its_size_then_when_it_outgrew_it(tmp_pa
     before_rows = _rows(store)
     grown = store.path.stat().st_size
     assert compaction.GROWTH_LARGE_RUN * recorded < grown < compaction.GROWTH_SMALL_RUN * recorded
+    with store.read() as con:
+        total, free = con.execute("SELECT total_blocks, free_blocks FROM pragma_database_size() "
+                                  "WHERE database_name = current_database()").fetchone()
+    assert free < compaction.MAX_FREE_SHARE * total  # grown by deleted rows kept in place, not by free blocks
     # one changed file: the next runs reuse the free blocks; copying the whole store for it is not worth it
     assert store.compact(rewritten_share=1 / 710, min_bytes=0) is None
     before, after = store.compact(rewritten_share=0.1, min_bytes=0)  # a tenth of the documents re-indexed
-    assert before == grown and after < grown / compaction.GROWTH_LARGE_RUN
+    assert before >= grown and after < grown / compaction.GROWTH_LARGE_RUN
     assert _rows(store) == before_rows
     assert store.compact(rewritten_share=0.1, min_bytes=0) is None  # compact again: nothing to do
 

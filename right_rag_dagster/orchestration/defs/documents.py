@@ -36,6 +36,7 @@ from ..names import (
     COVERAGE_KEY,
     DOCUMENTS_PARTITIONS,
     RAW_TEXT_KEY,
+    STORE_POOL,
     asset_key_for_step,
     chunks_key,
     owned_partitions,
@@ -44,10 +45,11 @@ from ..names import (
 )
 from ..owners import OwnedPartitions, stored_owners
 from ..resources import RightRagProject
+from ..writers import is_writer_run
+from .backfill_refresh import refresh_after_backfill
 from .reports import audit_check_specs, audit_report_spec, materialize_audit_report
 from .search import materialize_search_indexes, search_index_specs
 
-STORE_POOL = "right_rag_store"
 FROM_OWNER = dg.SpecificPartitionsPartitionMapping([])
 """How chunks and coverage depend on the units assets: a document's chunks come from its owner's units only, which no
 built-in mapping expresses (the identity mapping asks every parser's asset for the partition, and Dagster then
@@ -142,14 +144,18 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
         selected = set(context.selected_asset_keys)
         project, store = right_rag.get_project(), right_rag.get_store()
         files = scan_documents(project.documents_dir, known_files(store), project.allow_outside_links)
-        removed = remove_gone(right_rag.get_indexer(), store, files, context.run.run_id)
+        writer = is_writer_run(context.run)  # one of several writers: the refresh run after them does the rest
+        removed = [] if writer else remove_gone(right_rag.get_indexer(), store, files, context.run.run_id)
         if removed:
             context.log.info(f"removed {len(removed)} documents whose files left the folder: "
                              f"{[e.document_id for e in removed][:10]}")
         owned = OwnedPartitions(context.instance, [p.name for p in parsers])
-        owned.sync(stored_owners(store, files), complete=True)
+        if not writer:
+            owned.sync(stored_owners(store, files), complete=True)
         if selected & document_keys:
             yield from run_document_pipeline(context, right_rag, steps, files, owned)
+            if not selected & refresh_keys:
+                yield from refresh_after_backfill(context, right_rag, chunker_names)
         refresh_started = utcnow()
         yield from materialize_search_indexes(right_rag, chunker_names, selected)
         if AUDIT_REPORT_KEY in selected:
@@ -185,7 +191,10 @@ def run_document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRag
     counts = {"materialized": 0, "rejected": 0, "unchanged": len(todo)}
     changed_docs: set[str] = set()
     yielded: set[tuple[dg.AssetKey, str]] = set()
-    for events in process_documents(indexer, store, todo, context.run.run_id):
+    writer = is_writer_run(context.run)
+    if writer and todo:  # once, not with every batch: concurrent replacements of that one row would conflict
+        store.retry_conflicts(lambda: mark_refresh(store, pending=True))
+    for events in process_documents(indexer, store, todo, context.run.run_id, mark_pending=not writer):
         for event in events:
             changed_docs.add(event.document_id)
             counts[event.status] = counts.get(event.status, 0) + 1

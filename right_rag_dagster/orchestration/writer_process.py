@@ -15,6 +15,9 @@ import sys
 
 import dagster as dg
 
+CPU_TAG = "right_rag/cpu_seconds"
+RSS_TAG = "right_rag/peak_rss_mb"
+
 
 def run_writer(project_dir: str, run_id: str, tags: dict[str, str], debug: bool = False) -> bool:
     from ..project import Project
@@ -35,8 +38,18 @@ def run_writer(project_dir: str, run_id: str, tags: dict[str, str], debug: bool 
                 asset_selection=document_asset_keys(defs), tags={**tags, **process_tags()}, raise_on_error=True)
             return result.success
         finally:
+            instance.add_run_tags(run_id, usage_tags())
             attribute_to_location(instance, project, run_id)
             preload(None)
+
+
+def usage_tags() -> dict[str, str]:
+    """CPU seconds and peak RSS of this writer and its parsing workers (ended by now), for the run's page."""
+    import resource
+
+    me, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = me.ru_utime + me.ru_stime + workers.ru_utime + workers.ru_stime
+    return {CPU_TAG: f"{cpu:.1f}", RSS_TAG: f"{max(me.ru_maxrss, workers.ru_maxrss) / 1024:.0f}"}
 
 
 def main(argv: list[str] | None = None) -> int:

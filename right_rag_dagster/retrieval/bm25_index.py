@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ..store import Store
 from ..store.extensions import load_extension
 from ..store.sql import execute
-from ..store.staged_terms import staged_terms
+from ..store.staged_terms import has_staged_terms, staged_terms
 from .bm25_terms import text_terms
 from .formats import BM25_FORMAT
 from .pending import ChunkText, PendingChunks
@@ -183,9 +183,11 @@ def _insert_chunks(con: Connection, t: IndexTables, stale: Sequence[tuple[str, s
     """Read, tokenize and insert the stale chunks a page of ``INSERT_SLICE`` at a time."""
     load_extension(con, "fts")  # for stem()
     pending = PendingChunks(t.chunker, 0)
+    tokens = tokens_table(t.chunker)
+    writers_tokenized = has_staged_terms(con, tokens)  # by the writers of a DuckLake (store/staged_terms.py)
     for start in range(0, len(stale), INSERT_SLICE):
         page = stale[start:start + INSERT_SLICE]
-        staged = staged_terms(con, tokens_table(t.chunker), page)  # tokenized by the writers (DuckLake)
+        staged = staged_terms(con, tokens, page) if writers_tokenized else {}
         texts = {row.chunk_id: row for row in pending.texts(con, [c for c, _ in page if c not in staged])}
         _insert_slice(con, t, [(c, h, *staged[c]) if c in staged else _terms_row(texts[c])
                                for c, h in page if c in staged or c in texts])

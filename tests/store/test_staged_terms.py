@@ -15,7 +15,7 @@ from right_rag_dagster.retrieval import build_search_index, search
 from right_rag_dagster.retrieval.bm25_index import tokens_table
 from right_rag_dagster.retrieval.snapshot import clear_cache
 from right_rag_dagster.store import Store
-from right_rag_dagster.store.staged_terms import clear_staged_terms, stage_terms, staged_terms
+from right_rag_dagster.store.staged_terms import clear_staged_terms, has_staged_terms, stage_terms, staged_terms
 
 from ..orchestration.conftest import make_project
 from .test_backends import lake_section
@@ -25,11 +25,11 @@ QUERY = "Corresponding Source conveying object code"
 
 def test_staged_terms_match_on_chunk_and_text_hash() -> None:
     con = duckdb.connect()
-    assert staged_terms(con, "t_tokens", [("c1", "h1")]) == {}
+    assert not has_staged_terms(con, "t_tokens")
     stage_terms(con, "t_tokens", [("c1", "h1", "alpha beta", 3), ("c2", "old", "gamma", 1)])
     assert staged_terms(con, "t_tokens", [("c1", "h1"), ("c2", "new"), ("c3", "h3")]) == {"c1": ("alpha beta", 3)}
     clear_staged_terms(con, "t_tokens")
-    assert staged_terms(con, "t_tokens", [("c1", "h1")]) == {}
+    assert has_staged_terms(con, "t_tokens") and staged_terms(con, "t_tokens", [("c1", "h1")]) == {}
 
 
 def ranked(store: Store) -> list[tuple[str, float]]:

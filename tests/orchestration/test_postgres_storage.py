@@ -61,8 +61,10 @@ def test_sensor_tick_partitions_and_run_are_stored_in_postgres(project_dir: Path
         assert tick.status == TickStatus.SUCCESS, tick.error
     assert sorted(instance.get_dynamic_partitions(DOCUMENTS_PARTITIONS.name)) == [
         "Apache-2.0.txt", "GPL-3.0.txt", "LGPL-3.0.txt"]
-    (run,) = instance.get_runs()
-    assert run.job_name == "index_documents" and run.status == dg.DagsterRunStatus.SUCCESS
+    # The documented dagster.yaml sizes the store pool to 2 writers: on a lake the sensor requests two runs.
+    runs = instance.get_runs()
+    assert len(runs) == 2 and all(r.job_name == "index_documents" and r.status == dg.DagsterRunStatus.SUCCESS
+                                  for r in runs)
     materialized = instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=RAW_TEXT_KEY),
                                                    limit=100).records
     assert sorted(r.partition_key for r in materialized) == ["Apache-2.0.txt", "GPL-3.0.txt", "LGPL-3.0.txt"]
@@ -71,7 +73,7 @@ def test_sensor_tick_partitions_and_run_are_stored_in_postgres(project_dir: Path
     with store.read() as con:
         chunked = con.execute("SELECT count(DISTINCT document_id) FROM chunks").fetchone()[0]
         runs = {r[0] for r in con.execute("SELECT DISTINCT run_id FROM materializations").fetchall()}
-    assert chunked == 3 and run.run_id in runs
+    assert chunked == 3 and {r.run_id for r in instance.get_runs()} <= runs
 
 
 def test_materialize_all_backfill_on_postgres_indexes_into_the_lake(project_dir: Path, postgres_instance,

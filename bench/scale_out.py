@@ -4,11 +4,14 @@ whose catalog and Dagster's storage are a throwaway local PostgreSQL. Run by ``s
 Each configuration is a fresh project on the same corpus (the sample project's spec/ and right_rag.toml):
 
 * embedded: ``right-rag index`` (one process writes the DuckDB file; Dagster on its SQLite default);
-* ducklake N: N shard writers at once (``python -m right_rag_dagster.pipeline.shards P i N``), then one
-  ``right-rag index`` that finds every document current and runs the search-index and report refresh as a
-  Dagster run stored in PostgreSQL (dagster.yaml of ``orchestration.postgres_home``, pool sized to N).
+* ducklake N: ``right-rag index --writers N``: N Dagster runs of ``index_documents`` over contiguous partition
+  ranges, each in its own process, then one ``refresh_indexes`` run (search index and report), all stored in
+  PostgreSQL (dagster.yaml of ``orchestration.postgres_home``, pool sized to N). With N = 1 it is one run that
+  indexes and refreshes, as on the embedded file.
 
-It prints wall time, CPU and peak RSS per writer process (its parsing worker included), checks that a query's
+Wall and CPU are the whole command's (its process tree). Per writer it prints the run's wall time (from Dagster's
+run record), and CPU and peak RSS (its process and parsing worker, from the run's tags); the refresh's wall time
+is the refresh run's (one writer: from its last document materialization to the run's end). It checks that a query's
 hits are the same chunks with the same scores on every configuration, walks the lineage of the first hit,
 and ends with ``speedup 2 writers vs 1: X.XXx`` (full index: writers plus refresh).
 """
@@ -43,10 +46,13 @@ class Row:
     name: str
     writers: list[Measurement]
     refresh: Measurement
-    wall: float  # writers (at once) plus refresh
+    wall: float  # the whole right-rag index: writers (at once) plus refresh
+    whole: Measurement | None = None  # the whole command (its process tree), when writers are its runs
 
     @property
     def cpu(self) -> float:
+        if self.whole is not None:
+            return self.whole.cpu_seconds
         return sum(m.cpu_seconds for m in self.writers) + self.refresh.cpu_seconds
 
 
@@ -92,21 +98,59 @@ def embedded(work: Path, corpus: Path, logs: Path, env: dict[str, str]) -> tuple
 
 def lake(work: Path, corpus: Path, logs: Path, env: dict[str, str], server: LocalPostgres, writers: int
          ) -> tuple[Row, Path]:
+    """``right-rag index --writers N`` on a fresh DuckLake, Dagster's storage in PostgreSQL (pool sized to N)."""
     project = make_project(work / f"lake{writers}", corpus, server.create_database(f"lake_{writers}"))
     dagster = f"dagster_{writers}"
     server.create_database(dagster)
     home = work / f"dagster-home-{writers}"
     write_postgres_dagster_home(home, writers)
     pg_env = {**env, "DAGSTER_HOME": str(home), URL_ENV: server.url(dagster)}
-    run_all([[PYTHON, "-c", "import sys; from right_rag_dagster.project import Project; from right_rag_dagster.store "
-              "import Store; Store.for_project(Project.load(sys.argv[1])).ensure()", str(project)]],
-            project, logs, f"lake{writers}-create", pg_env)
-    shards = run_all([[PYTHON, "-m", "right_rag_dagster.pipeline.shards", str(project), str(i), str(writers)]
-                      for i in range(writers)], project, logs, f"lake{writers}-writer", pg_env)
-    (refresh,) = run_all([[RIGHT_RAG, "--project", str(project), "index", "--quiet", "--allow-rejections"]],
-                         project, logs, f"lake{writers}-refresh", pg_env)
-    wall = max(m.wall_seconds for m in shards) + refresh.wall_seconds
-    return Row(f"DuckLake on PostgreSQL, {writers} writer{'s' if writers > 1 else ''}", shards, refresh, wall), project
+    (index,) = run_all([[RIGHT_RAG, "--project", str(project), "index", "--quiet", "--allow-rejections",
+                         "--writers", str(writers)]], project, logs, f"lake{writers}-index", pg_env)
+    runs, refresh = dagster_runs(home, pg_env, index)
+    return Row(f"DuckLake on PostgreSQL, {writers} writer{'s' if writers > 1 else ''}", runs, refresh,
+               index.wall_seconds, index), project
+
+
+def dagster_runs(home: Path, env: dict[str, str], index: Measurement) -> tuple[list[Measurement], Measurement]:
+    """The index's Dagster runs, read from their PostgreSQL storage: each writer run (wall from the run's start
+    and end; CPU and peak RSS from the tags ``writer_process`` adds) and the refresh. One writer is one run that
+    also refreshes: its refresh time is from the last document materialization to the run's end."""
+    import subprocess
+
+    script = r"""
+import json, dagster as dg
+from right_rag_dagster.orchestration.writer_process import CPU_TAG, RSS_TAG
+out = []
+with dg.DagsterInstance.get() as instance:
+    for record in instance.get_run_records():
+        run = record.dagster_run
+        docs = [e.timestamp for e in instance.all_logs(run.run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION)
+                if e.dagster_event.asset_key.path[0] in ("raw_text", "chunks", "coverage", "units")]
+        out.append({"job": run.job_name, "writer": run.tags.get("right_rag/writer"), "start": record.start_time,
+                    "end": record.end_time, "last_document": max(docs) if docs else None,
+                    "cpu": run.tags.get(CPU_TAG), "rss": run.tags.get(RSS_TAG)})
+print(json.dumps(out))
+"""
+    done = subprocess.run([PYTHON, "-c", script], capture_output=True, text=True, env={**env, "DAGSTER_HOME": str(home)},
+                          timeout=600)
+    if done.returncode != 0:
+        raise SystemExit(f"reading the Dagster runs failed: {done.stderr[-1000:]}")
+    runs = json.loads(done.stdout.strip().splitlines()[-1])
+    writers = [r for r in runs if r["writer"]]
+    (refresh,) = [r for r in runs if r["job"] == "refresh_indexes"] or [None]
+    if not writers:  # one writer: one run that indexes and refreshes
+        (single,) = runs
+        split = single["last_document"] or single["end"]
+        return ([run_measurement(split - single["start"], index.cpu_seconds, index.peak_rss_mb)],
+                run_measurement(single["end"] - split))
+    return ([run_measurement(r["end"] - r["start"], float(r["cpu"] or 0), float(r["rss"] or 0))
+             for r in sorted(writers, key=lambda r: r["writer"])],
+            run_measurement(refresh["end"] - refresh["start"]))
+
+
+def run_measurement(wall: float, cpu: float = 0.0, rss: float = 0.0) -> Measurement:
+    return Measurement(wall, cpu, rss, 0, 0.0, "", "")
 
 
 def query(project: Path, env: dict[str, str]) -> list[tuple[str, float]]:

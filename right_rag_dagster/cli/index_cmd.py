@@ -10,6 +10,7 @@ import argparse
 import sys
 import time
 
+from ..errors import ConfigError
 from ..pipeline.indexer import Indexer
 from ..pipeline.plan import IndexPlan, scan_and_plan
 from ..pipeline.runner import (
@@ -43,6 +44,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="exit at once (status 75) when another right-rag index is running on this project")
     parser.add_argument("--allow-rejections", action="store_true",
                         help="exit 0 even when documents were rejected or are stale")
+    parser.add_argument("--writers", type=int, default=1, metavar="N",
+                        help="on a DuckLake store: N Dagster runs write their shares of the documents at once, then "
+                             "one run refreshes the search indexes and the report (default 1)")
     parser.set_defaults(handler=run)
 
 
@@ -83,7 +87,8 @@ def _index(args: argparse.Namespace, project: Project, store: Store, started: fl
     processed = 0
     removed = 0
     if work:
-        if plan.todo:
+        writers = _writers(args, store, len(plan.todo))
+        if plan.todo and writers == 1:
             prestart_workers(project)  # they import the plugins while this process imports Dagster
         from ..orchestration.local import (
             run_local,  # Dagster is imported only when there is work to do
@@ -93,9 +98,16 @@ def _index(args: argparse.Namespace, project: Project, store: Store, started: fl
         add_progress_listener(bar.advance)
         add_start_listener(bar.started)
         try:
-            result = run_local(project, plan, [f.partition_key for f in files], refresh=True,
-                               notify=lambda message: print(f"right-rag: {safe(message)}", file=sys.stderr),
-                               debug=args.debug)
+            if writers > 1:
+                from ..orchestration.parallel import run_writers
+
+                result = run_writers(project, plan, [f.partition_key for f in files], writers,
+                                     notify=lambda message: print(f"right-rag: {safe(message)}", file=sys.stderr),
+                                     debug=args.debug)
+            else:
+                result = run_local(project, plan, [f.partition_key for f in files], refresh=True,
+                                   notify=lambda message: print(f"right-rag: {safe(message)}", file=sys.stderr),
+                                   debug=args.debug)
         finally:
             bar.close()
             close_prestarted()
@@ -105,6 +117,17 @@ def _index(args: argparse.Namespace, project: Project, store: Store, started: fl
     if plugin_errors:
         return EXIT_ERROR
     return EXIT_REJECTED if problems and not args.allow_rejections else EXIT_OK
+
+
+def _writers(args: argparse.Namespace, store: Store, documents: int) -> int:
+    """The writer runs to start: several only on a DuckLake (the embedded file takes one writing process)."""
+    writers = getattr(args, "writers", 1) or 1
+    if writers < 1:
+        raise ConfigError(f"--writers {writers}: give at least 1")
+    if writers > 1 and store.lake is None:
+        raise ConfigError("--writers needs a DuckLake store ([right-rag.store] backend = \"ducklake\"): the embedded "
+                          "DuckDB file takes one writing process at a time")
+    return max(1, min(writers, documents))
 
 
 def _summary(store: Store, plan: IndexPlan, processed: int, seconds: float, removed: int) -> tuple[str, int]:

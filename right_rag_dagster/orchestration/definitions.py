@@ -19,6 +19,7 @@ from .defs.documents import build_document_assets, plugin_specs
 from .defs.evaluation import build_evaluation_assets, evaluation_sensors
 from .defs.jobs import index_documents_job, refresh_indexes_job
 from .defs.parsers import build_parser_checks, parser_versions_sensor
+from .executors import configured_executor
 from .resources import RightRagProject
 
 logger = logging.getLogger("right_rag_dagster")
@@ -41,8 +42,8 @@ def build_definitions(project: Project | None = None) -> dg.Definitions:
         schedules=[rescan_documents_schedule],
         resources={"right_rag": RightRagProject(project_dir=str(project.root))},
         # One step does all the work and parses in its own worker processes: a step subprocess would only add
-        # another start-up (imports, definitions) to every run.
-        executor=dg.in_process_executor,
+        # another start-up (imports, definitions) to every run. RIGHT_RAG_DAGSTER_EXECUTOR picks another.
+        executor=configured_executor(),
     )
 
 

@@ -22,6 +22,8 @@ DOCUMENT_JOB = "index_documents"
 LOCATION_NAME = "right_rag"
 """The code location's name in workspace.yaml; ``right-rag index`` attributes its runs to it (``origin.py``)."""
 REFRESH_JOB = "refresh_indexes"
+STORE_POOL = "right_rag_store"
+"""The pool of the writing step: 1 on the embedded file, the number of writers on a DuckLake."""
 
 
 def safe_name(name: str) -> str:

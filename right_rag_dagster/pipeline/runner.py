@@ -177,7 +177,7 @@ def _write_once(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, D
             applying = []
             if mark and any(e.status != STALE for e in events):
                 batch.set_state(REFRESH, "*", content.state_row(REFRESH, "*", "pending", None))
-            _update_postings(con, batch, live)
+            _update_postings(con, batch, live, stage=store.lake is not None)
             return events, batch.flush(con)
     except StoreMemoryError:
         if len(items) > 1:
@@ -203,14 +203,20 @@ def _write_once(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, D
                       live, mark=mark)
 
 
-def _update_postings(con: duckdb.DuckDBPyConnection, batch: WriteBatch, live: frozenset[str]) -> None:
+def _update_postings(con: duckdb.DuckDBPyConnection, batch: WriteBatch, live: frozenset[str],
+                     stage: bool = False) -> None:
     """Write the BM25 postings the workers tokenized, for chunkers whose index is live, before the batch
-    replaces the documents' chunk rows (their old postings are found through the old rows)."""
-    from ..retrieval.build.bm25 import update_documents
+    replaces the documents' chunk rows (their old postings are found through the old rows). With ``stage`` (a
+    DuckLake, where postings wait for the build after the writers), keep the workers' tokens for that build."""
+    from ..retrieval.build.bm25 import tokens_table, update_documents
+    from ..store.staged_terms import stage_terms
 
     for chunker, by_document in batch.index_rows.items():
+        rows = [row for rows in by_document.values() for row in rows]
         if chunker in live:
-            update_documents(con, chunker, sorted(by_document), [row for rows in by_document.values() for row in rows])
+            update_documents(con, chunker, sorted(by_document), rows)
+        elif stage:
+            stage_terms(con, tokens_table(chunker), rows)
 
 
 def live_indexes(store: Store, chunkers: Sequence[str]) -> frozenset[str]:

@@ -31,16 +31,20 @@ def delete_chunks(con: Connection, t: IndexTables, chunk_ids: Sequence[str], pru
 
 
 def insert_slice(con: Connection, t: IndexTables, rows: Sequence[tuple[str, str, str, int]]) -> None:
-    """Add ``rows`` (chunk id, text hash, space-joined terms, token count), stemmed in DuckDB (fts loaded)."""
+    """Add ``rows`` (chunk id, text hash, space-joined terms, token count), stemmed in DuckDB (fts loaded): each
+    chunk's tokens are counted first and each (chunk, token) stemmed once, not each occurrence (the same terms and
+    frequencies; ``stem`` was half the SQL time of a full build)."""
     first = con.execute(f"SELECT coalesce(max(doc_key), 0) + 1 FROM {t.bm25}").fetchone()[0]
     keys = list(range(first, first + len(rows)))
     chunk_ids, hashes, texts, token_counts = map(list, zip(*rows))
     execute(con, """
         CREATE OR REPLACE TEMP TABLE _bm25_new AS
-        SELECT stem(token, 'porter') AS term, doc_key, count(*)::INTEGER AS tf
-        FROM (SELECT doc_key, unnest(string_split(terms, ' ')) AS token
-              FROM (SELECT unnest(?::INTEGER[]) AS doc_key, unnest(?::VARCHAR[]) AS terms))
-        WHERE token <> ''
+        SELECT stem(token, 'porter') AS term, doc_key, sum(n)::INTEGER AS tf
+        FROM (SELECT doc_key, token, count(*) AS n
+              FROM (SELECT doc_key, unnest(string_split(terms, ' ')) AS token
+                    FROM (SELECT unnest(?::INTEGER[]) AS doc_key, unnest(?::VARCHAR[]) AS terms))
+              WHERE token <> ''
+              GROUP BY ALL)
         GROUP BY ALL""", [keys, texts])
     execute(con, f"""
         INSERT INTO {t.bm25}

@@ -61,8 +61,10 @@ def test_sensor_tick_partitions_and_run_are_stored_in_postgres(project_dir: Path
         assert tick.status == TickStatus.SUCCESS, tick.error
     assert sorted(instance.get_dynamic_partitions(DOCUMENTS_PARTITIONS.name)) == [
         "Apache-2.0.txt", "GPL-3.0.txt", "LGPL-3.0.txt"]
-    (run,) = instance.get_runs()
-    assert run.job_name == "index_documents" and run.status == dg.DagsterRunStatus.SUCCESS
+    # The documented dagster.yaml sizes the store pool to 2 writers: on a lake the sensor requests two runs.
+    runs = instance.get_runs()
+    assert len(runs) == 2 and all(r.job_name == "index_documents" and r.status == dg.DagsterRunStatus.SUCCESS
+                                  for r in runs)
     materialized = instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=RAW_TEXT_KEY),
                                                    limit=100).records
     assert sorted(r.partition_key for r in materialized) == ["Apache-2.0.txt", "GPL-3.0.txt", "LGPL-3.0.txt"]
@@ -71,7 +73,7 @@ def test_sensor_tick_partitions_and_run_are_stored_in_postgres(project_dir: Path
     with store.read() as con:
         chunked = con.execute("SELECT count(DISTINCT document_id) FROM chunks").fetchone()[0]
         runs = {r[0] for r in con.execute("SELECT DISTINCT run_id FROM materializations").fetchall()}
-    assert chunked == 3 and run.run_id in runs
+    assert chunked == 3 and {r.run_id for r in instance.get_runs()} <= runs
 
 
 def test_materialize_all_backfill_on_postgres_indexes_into_the_lake(project_dir: Path, postgres_instance,
@@ -80,13 +82,8 @@ def test_materialize_all_backfill_on_postgres_indexes_into_the_lake(project_dir:
     PostgreSQL and the store a DuckLake: runs succeed, the backfill completes, search index and report included."""
     from dagster._core.execution.backfill import BulkActionStatus
 
-    from right_rag_dagster.orchestration.definitions import build_definitions
     from right_rag_dagster.orchestration.local import sync_partitions
-    from right_rag_dagster.orchestration.names import (
-        AUDIT_REPORT_KEY,
-        REFRESH_JOB,
-        search_index_key,
-    )
+    from right_rag_dagster.orchestration.names import AUDIT_REPORT_KEY, search_index_key
     from right_rag_dagster.pipeline.plan import refresh_pending
     from right_rag_dagster.retrieval import search
 
@@ -112,12 +109,7 @@ def test_materialize_all_backfill_on_postgres_indexes_into_the_lake(project_dir:
     assert (search_index_key("default").to_user_string(), None) in new
     assert (AUDIT_REPORT_KEY.to_user_string(), None) in new
     store = Store.for_project(Project.load(project_dir))
-    if refresh_pending(store):
-        # The backfill's runs come in either order. On a lake, postings are not written with the documents
-        # (concurrent writers would number terms alike): when the unpartitioned run went first, the index waits
-        # for the refresh that the `refresh_indexes_after_documents` sensor requests; run that job here.
-        build_definitions(Project.load(project_dir)).resolve_job_def(REFRESH_JOB).execute_in_process(
-            instance=instance)
+    # Whichever of the backfill's runs finished last brought the index up to date (test_backfill_order.py).
     assert not refresh_pending(store)
     hits = search(store, "Corresponding Source conveying object code", chunker="default", k=3)
     assert hits and hits[0].document_id in {"GPL-3.0.txt", "LGPL-3.0.txt"}

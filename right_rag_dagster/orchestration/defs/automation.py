@@ -27,7 +27,9 @@ from ..names import (
     search_index_key,
 )
 from ..recovery import recover_dead_runs
+from .writer_split import WriterSplit, writer_split
 from ..resources import RightRagProject
+from ..writers import GROUP_TAG, group_refresh_key, is_writer_run
 from .jobs import index_documents_job, refresh_indexes_job
 
 SENSOR_INTERVAL_SECONDS = 5
@@ -70,11 +72,15 @@ def recover(instance: dg.DagsterInstance, log) -> None:  # noqa: ANN001 (Dagster
 
 
 def run_requests(instance: dg.DagsterInstance, changes: FolderChanges,
-                 removal: tuple[str, list[dg.AssetKey] | None] = (REFRESH_JOB, None)) -> list[dg.RunRequest]:
-    """One batched run over the partition range that covers every new or changed document; for removals
-    alone, a ``removal`` run (job, asset selection) of the search indexes and the report, which first removes
-    the deleted files' rows."""
+                 removal: tuple[str, list[dg.AssetKey] | None] = (REFRESH_JOB, None),
+                 writers: WriterSplit | None = None) -> list[dg.RunRequest]:
+    """One batched run over the partition range that covers every new or changed document (on a DuckLake with
+    a store pool of N, N writer runs over contiguous ranges: ``writers``); for removals alone, a ``removal`` run
+    (job, asset selection) of the search indexes and the report, which first removes the deleted files' rows."""
     request = None
+    if writers is not None and len(writers.slices) > 1:
+        return [r for r in (_request(instance, key, DOCUMENT_JOB, tags, writers.selection)
+                            for key, tags in writers.requests(changes.run_key)) if r is not None]
     if changes.to_index:
         tags = {"dagster/asset_partition_range_start": changes.range_start,
                 "dagster/asset_partition_range_end": changes.range_end,
@@ -121,7 +127,8 @@ def documents_folder_sensor(context: dg.SensorEvaluationContext, right_rag: Righ
     recover(context.instance, context.log)
     scan, changes = detect_changes(context.instance, right_rag)
     digest = stable_hash([(f.document_id, f.content_hash) for f in scan.files])[:16]
-    requests = run_requests(context.instance, changes)
+    split = writer_split(context.instance, right_rag, changes)
+    requests = run_requests(context.instance, changes, writers=split)
     for skipped in scan.skipped:
         context.log.warning(f"not indexed: {skipped.document_id}: {skipped.reason}")
     if not requests and not changes.add_keys and not changes.delete:
@@ -142,6 +149,9 @@ def refresh_indexes_after_documents(context: dg.RunStatusSensorContext, right_ra
     run = context.dagster_run
     if run.job_name == REFRESH_JOB:
         return dg.SkipReason("refresh run itself")
+    group_key = group_refresh_key(context.instance, run) if is_writer_run(run) else None
+    if is_writer_run(run) and group_key is None:
+        return dg.SkipReason(f"other writers of group {run.tags[GROUP_TAG]} are still indexing")
     selection = run.asset_selection or set()
     if run.job_name != DOCUMENT_JOB and not any(k.path[0] in DOCUMENT_ASSET_PREFIXES for k in selection):
         return dg.SkipReason(f"run {run.run_id} did not touch documents")
@@ -149,7 +159,7 @@ def refresh_indexes_after_documents(context: dg.RunStatusSensorContext, right_ra
     # have refreshed only some chunkers' indexes, or removed a document meanwhile.
     if not refresh_pending(right_rag.get_store()):
         return dg.SkipReason(f"the search indexes and the audit report are current after run {run.run_id}")
-    return dg.RunRequest(run_key=f"refresh-after-{run.run_id}")
+    return dg.RunRequest(run_key=group_key or f"refresh-after-{run.run_id}")
 
 
 @dg.schedule(

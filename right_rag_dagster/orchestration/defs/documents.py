@@ -37,6 +37,7 @@ from ..names import (
     COVERAGE_KEY,
     DOCUMENTS_PARTITIONS,
     RAW_TEXT_KEY,
+    STORE_POOL,
     asset_key_for_step,
     chunks_key,
     owned_partitions,
@@ -45,10 +46,11 @@ from ..names import (
 )
 from ..owners import OwnedPartitions, stored_owners
 from ..resources import RightRagProject
+from ..writers import is_writer_run
+from .backfill_refresh import refresh_after_backfill
 from .reports import audit_check_specs, audit_report_spec, materialize_audit_report
 from .search import materialize_search_indexes, search_index_specs
 
-STORE_POOL = "right_rag_store"
 SESSION_MAX_DOCUMENTS = 20
 """A run that wrote at most this many documents refreshes the search indexes and the report with the store file
 held open (``Store.session``): its few short steps would otherwise spend more time opening it than working."""
@@ -147,15 +149,19 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
         project, store = right_rag.get_project(), right_rag.get_store()
         with store.session():
             files = scan_documents(project.documents_dir, known_files(store), project.allow_outside_links)
-            removed = remove_gone(right_rag.get_indexer(), store, files, context.run.run_id)
+            writer = is_writer_run(context.run)  # one of several writers: the refresh run after them does the rest
+            removed = [] if writer else remove_gone(right_rag.get_indexer(), store, files, context.run.run_id)
             owned = OwnedPartitions(context.instance, [p.name for p in parsers])
-            owned.sync(stored_owners(store, files), complete=True)
+            if not writer:
+                owned.sync(stored_owners(store, files), complete=True)
         if removed:
             context.log.info(f"removed {len(removed)} documents whose files left the folder: "
                              f"{[e.document_id for e in removed][:10]}")
         changed: set[str] = {e.document_id for e in removed}
         if selected & document_keys:  # no session: readers get in between the batches
             yield from run_document_pipeline(context, right_rag, steps, files, owned, changed)
+            if not selected & refresh_keys:
+                yield from refresh_after_backfill(context, right_rag, chunker_names)
         # a large refresh writes in many short transactions, between which readers get in: no session for it
         with store.session() if len(changed) <= SESSION_MAX_DOCUMENTS else contextlib.nullcontext():
             refresh_started = utcnow()
@@ -195,7 +201,10 @@ def run_document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRag
     counts = {"materialized": 0, "rejected": 0, "unchanged": len(todo)}
     removed_before = len(changed_docs)
     yielded: set[tuple[dg.AssetKey, str]] = set()
-    for events in process_documents(indexer, store, todo, context.run.run_id):
+    writer = is_writer_run(context.run)
+    if writer and todo:  # once, not with every batch: concurrent replacements of that one row would conflict
+        store.retry_conflicts(lambda: mark_refresh(store, pending=True))
+    for events in process_documents(indexer, store, todo, context.run.run_id, mark_pending=not writer):
         for event in events:
             changed_docs.add(event.document_id)
             counts[event.status] = counts.get(event.status, 0) + 1

@@ -23,6 +23,7 @@ from ...store.bm25_tables import (
     rename_tables,
 )
 from ...store.chunk_reads import chunk_count, document_chunk_ids
+from ...store.staged_terms import has_staged_terms, staged_terms
 from ...store.extensions import load_extension
 from ...store.search_tables import (
     Connection,
@@ -84,6 +85,11 @@ def plan_bm25(pending: PendingChunks, con: Connection, fingerprint: str = "") ->
     state = read_state(con, pending.chunker, "bm25")
     stale_fingerprint = state is not None and state.details.get("fingerprint") != fingerprint
     return Bm25Plan(tables, remove, insert, full, fingerprint, stale_fingerprint)
+
+
+def tokens_table(chunker: str) -> str:
+    """The table of terms the writers tokenized for ``chunker`` (``store/staged_terms.py``)."""
+    return f"{IndexTables(chunker).bm25}_tokens"
 
 
 def _terms_row(row: ChunkText) -> tuple[str, str, str, int]:
@@ -161,9 +167,14 @@ def _insert_chunks(con: Connection, t: IndexTables, stale: Sequence[tuple[str, s
     """Read, tokenize and insert the stale chunks a page of ``INSERT_SLICE`` at a time."""
     load_extension(con, "fts")  # for stem()
     pending = PendingChunks(t.chunker, 0)
+    tokens = tokens_table(t.chunker)
+    writers_tokenized = has_staged_terms(con, tokens)  # by the writers of a DuckLake (store/staged_terms.py)
     for start in range(0, len(stale), INSERT_SLICE):
-        page = pending.texts(con, [chunk_id for chunk_id, _ in stale[start:start + INSERT_SLICE]])
-        insert_slice(con, t, [_terms_row(row) for row in page])
+        page = stale[start:start + INSERT_SLICE]
+        staged = staged_terms(con, tokens, page) if writers_tokenized else {}
+        texts = {row.chunk_id: row for row in pending.texts(con, [c for c, _ in page if c not in staged])}
+        insert_slice(con, t, [(c, h, *staged[c]) if c in staged else _terms_row(texts[c])
+                              for c, h in page if c in staged or c in texts])
 
 
 def drop_bm25(con: Connection, chunker: str) -> None:

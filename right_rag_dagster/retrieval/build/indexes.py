@@ -56,8 +56,23 @@ def build_search_index(store: Store, chunker: str, embedder: Embedder | str | An
         stats.update(_apply(store, bm25, dense, vectors, hnsw_threshold, started))
         stats.update(chunks_tokenized=len(bm25.insert), chunks_removed=len(bm25.remove),
                      chunks_embedded=len(dense.embed) if dense else 0, changed=True)
+        if store.lake is not None and bm25.insert:
+            clear_writer_tokens(store, chunker)
     stats["seconds"] = round(time.perf_counter() - started, 3)
     return stats
+
+
+def clear_writer_tokens(store: Store, chunker: str) -> None:
+    """Empty the terms the writers tokenized for ``chunker`` once a build used them (``store/staged_terms.py``);
+    a writer inserting meanwhile makes the delete conflict, and it is done again."""
+    from ..store.staged_terms import clear_staged_terms
+    from .bm25_index import tokens_table
+
+    def clear() -> None:
+        with store.write() as con:
+            clear_staged_terms(con, tokens_table(chunker))
+
+    store.retry_conflicts(clear)
 
 
 def _embed(embedder: Embedder, texts: list[str], progress: Callable[[int], None] | None) -> np.ndarray:

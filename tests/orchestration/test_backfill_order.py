@@ -9,7 +9,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 from dagster._core.storage.tags import BACKFILL_ID_TAG
-from right_rag_dagster.retrieval.snapshot import clear_cache
+from right_rag_dagster.retrieval.searching.snapshot import clear_cache
 
 from right_rag_dagster.orchestration.definitions import build_definitions
 from right_rag_dagster.orchestration.local import sync_partitions

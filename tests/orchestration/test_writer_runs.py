@@ -15,7 +15,7 @@ import dagster as dg
 import pytest
 import yaml
 from dagster._core.scheduler.instigation import TickStatus
-from right_rag_dagster.retrieval.snapshot import clear_cache
+from right_rag_dagster.retrieval.searching.snapshot import clear_cache
 
 from right_rag_dagster.cli import main
 from right_rag_dagster.orchestration.definitions import build_definitions

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from right_rag_dagster.retrieval.snapshot import clear_cache
+from right_rag_dagster.retrieval.searching.snapshot import clear_cache
 
 from right_rag_dagster.pipeline.shards import index_shard
 from right_rag_dagster.project import Project

@@ -65,8 +65,8 @@ def build_search_index(store: Store, chunker: str, embedder: Embedder | str | An
 def clear_writer_tokens(store: Store, chunker: str) -> None:
     """Empty the terms the writers tokenized for ``chunker`` once a build used them (``store/staged_terms.py``);
     a writer inserting meanwhile makes the delete conflict, and it is done again."""
-    from ..store.staged_terms import clear_staged_terms
-    from .bm25_index import tokens_table
+    from ...store.staged_terms import clear_staged_terms
+    from .bm25 import tokens_table
 
     def clear() -> None:
         with store.write() as con:

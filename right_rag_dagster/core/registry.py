@@ -127,18 +127,32 @@ class Registry:
         return self._all("chunk_savers")
 
 
-def discover(spec_dir: str | Path | None, builtins: Mapping[str, Sequence[ModuleType]]) -> Registry:
+KindSpec = tuple["type | str", str]
+"""A plugin kind's interface (a class, or ``"module:Class"`` imported only when the kind has plugins) and the
+property that names its plugins."""
+
+
+def discover(spec_dir: str | Path | None, builtins: Mapping[str, Sequence[ModuleType]],
+             kinds: Mapping[str, KindSpec] | None = None) -> Registry:
     """The ``builtins`` (plugin kind -> modules), then the plugins under ``spec_dir`` (relative paths are from
-    the working directory)."""
+    the working directory), for the plugin ``kinds`` given (default: the core's ``PLUGIN_KINDS``)."""
     spec_path = Path(spec_dir).resolve() if spec_dir is not None else None
     registry = Registry(spec_dir=spec_path)
-    for kind in PLUGIN_KINDS:
+    for kind, spec in (PLUGIN_KINDS if kinds is None else kinds).items():
         registry.plugins[kind] = {}
         for module in builtins.get(kind, ()):
-            _register(registry, kind, module, Path(module.__file__).resolve(), None)
+            _register(registry, kind, spec, module, Path(module.__file__).resolve(), None)
         if spec_path is not None:
-            _discover(registry, kind, spec_path / kind)
+            _discover(registry, kind, spec, spec_path / kind)
     return registry
+
+
+def _interface(spec: KindSpec) -> tuple[type, str]:
+    interface, name_property = spec
+    if isinstance(interface, str):
+        module, _, attribute = interface.partition(":")
+        interface = getattr(importlib.import_module(module), attribute)
+    return interface, name_property
 
 
 def load_helper(plugin_file: str | Path, filename: str) -> Any:
@@ -152,7 +166,7 @@ def load_helper(plugin_file: str | Path, filename: str) -> Any:
     return sys.modules.get(module_name) or _exec_file(module_name, path)
 
 
-def _discover(registry: Registry, kind: str, folder: Path) -> None:
+def _discover(registry: Registry, kind: str, spec: KindSpec, folder: Path) -> None:
     if not folder.is_dir():
         return
     seen_in_spec: dict[str, str] = {}
@@ -164,13 +178,13 @@ def _discover(registry: Registry, kind: str, folder: Path) -> None:
         except Exception as exc:  # a user's broken file must not stop discovery
             registry.errors.append(PluginLoadError(kind, str(path), f"import failed: {type(exc).__name__}: {exc}"))
             continue
-        _register(registry, kind, module, path, seen_in_spec)
+        _register(registry, kind, spec, module, path, seen_in_spec)
 
 
-def _register(registry: Registry, kind: str, module: ModuleType, path: Path, seen_in_spec: dict[str, str] | None
-              ) -> None:
+def _register(registry: Registry, kind: str, spec: KindSpec, module: ModuleType, path: Path,
+              seen_in_spec: dict[str, str] | None) -> None:
     """Every plugin class defined in ``module``; ``seen_in_spec`` (None for a built-in) catches reused names."""
-    interface, name_property = PLUGIN_KINDS[kind]
+    interface, name_property = _interface(spec)
     builtin = seen_in_spec is None
     version = _source_version(path, builtin)
     for _, cls in inspect.getmembers(module, inspect.isclass):

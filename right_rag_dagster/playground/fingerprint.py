@@ -1,6 +1,7 @@
 """What a recording depends on, hashed part by part: the flows' graphs and the answer code (flows, prompts,
-generators, rerank, evidence), what is indexed and how it is tokenized, the chunkers and unit parsers (plugin
-versions, baseline code), the documents and the questions. A changed part makes the recording stale."""
+generators, rerank, evidence), what is indexed and how it is tokenized, how it is searched and ranked
+(``retrieval/searching``), the chunkers and unit parsers (plugin versions, baseline code), the documents and the
+questions. A changed part makes the recording stale."""
 
 from __future__ import annotations
 
@@ -14,12 +15,14 @@ PACKAGE = Path(__file__).resolve().parents[1]
 ANSWER_CODE = ("rag/flows.py", "rag/prompts.py", "rag/generators.py", "rag/rerank.py", "rag/evidence.py",
                "retrieval/indexed_text.py", "retrieval/tokenize.py")
 BASELINE_CODE = "evaluation/baselines"
+SEARCH_CODE = "retrieval/searching"
 
 
 def fingerprint(project: Project) -> dict[str, str]:
     """``part name -> short hash`` for every input of a recording of ``project``."""
     parts = {f"flow {name}": stable_hash(flow.FLOW)[:16] for name, flow in sorted(FLOWS.items())}
-    code = [*ANSWER_CODE, *(p.relative_to(PACKAGE).as_posix() for p in sorted((PACKAGE / BASELINE_CODE).glob("*.py")))]
+    code = [*ANSWER_CODE, *(p.relative_to(PACKAGE).as_posix() for folder in (BASELINE_CODE, SEARCH_CODE)
+                            for p in sorted((PACKAGE / folder).glob("*.py")))]
     parts.update({f"code {name}": file_hash(PACKAGE / name)[:16] for name in code})
     registry = project.registry
     for kind in ("unit_parsers", "chunk_parsers"):

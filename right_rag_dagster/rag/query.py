@@ -99,9 +99,4 @@ def retriever_registry(project: Any) -> Registry | None:
     folder = project.spec_dir / "retrievers"
     if not folder.is_dir() or not any(folder.rglob("*.py")):
         return None
-    from ..registry import build_registry
-    from ..retrieval import retrievers  # noqa: F401  (registers the "retrievers" plugin kind)
-
-    registry = project.registry
-    # a registry built before the kind was registered has no retrievers: discover again
-    return registry if "retrievers" in registry.plugins else build_registry(project.spec_dir)
+    return project.registry

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ...core.registry import Registry, register_plugin_kind
+from ...core.registry import Registry
 from ...errors import ConfigError
 from ..embedders import Embedder, embedder_for_identity
 from .chunk_table import Candidate
@@ -118,8 +118,6 @@ class HybridRetriever(Retriever):
 BUILTIN_RETRIEVERS: dict[str, type[Retriever]] = {
     "bm25": Bm25Retriever, "dense": DenseRetriever, "hybrid": HybridRetriever,
 }
-
-register_plugin_kind("retrievers", Retriever, "retriever_name")
 
 
 def resolve_retriever(name: str | Retriever, registry: Registry | None = None) -> Retriever:

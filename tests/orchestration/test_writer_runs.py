@@ -13,27 +13,26 @@ from pathlib import Path
 
 import dagster as dg
 import pytest
-import yaml
 from dagster._core.scheduler.instigation import TickStatus
-from right_rag_dagster.retrieval.searching.snapshot import clear_cache
 
 from right_rag_dagster.cli import main
 from right_rag_dagster.orchestration.definitions import build_definitions
 from right_rag_dagster.orchestration.names import DOCUMENT_JOB, REFRESH_JOB
 from right_rag_dagster.orchestration.postgres_home import (
     URL_ENV,
-    postgres_dagster_yaml,
     write_postgres_dagster_home,
 )
 from right_rag_dagster.orchestration.writers import GROUP_TAG, WRITER_TAG, pool_writers
 from right_rag_dagster.pipeline.plan import refresh_pending
 from right_rag_dagster.project import Project
 from right_rag_dagster.retrieval import search
+from right_rag_dagster.retrieval.searching.snapshot import clear_cache
 from right_rag_dagster.store import Store
 
 from ..store.test_backends import lake_section
 from .conftest import make_project
 from .test_backfill_ui import workspace
+from .test_postgres_storage import postgres_instance  # noqa: F401,F811  (a fixture: the documented dagster.yaml, 2 writers)
 from .test_refresh import refresh_tick
 from .test_sensor_daemon import Daemon
 
@@ -100,21 +99,10 @@ def test_several_writers_are_refused_on_the_embedded_file(tmp_path: Path, monkey
     assert main(["--project", str(project), "index", "--quiet", "--writers", "2"]) == 2
 
 
-@pytest.fixture
-def two_writer_instance(local_postgres, monkeypatch: pytest.MonkeyPatch):
-    name = f"dagster_writers_{next(_databases)}"
-    local_postgres.create_database(name)
-    monkeypatch.setenv(URL_ENV, local_postgres.url(name))
-    config = yaml.safe_load(postgres_dagster_yaml(writers=2))
-    with dg.instance_for_test(overrides=config, synchronous_run_coordinator=True,
-                              synchronous_run_launcher=True) as instance:
-        yield instance
-
-
 def test_the_sensor_daemon_requests_one_run_per_writer_and_one_refresh_after_the_last(
-        lake_project: Path, two_writer_instance, tmp_path: Path, monkeypatch) -> None:
+        lake_project: Path, postgres_instance, tmp_path: Path, monkeypatch) -> None:
     expected = embedded_hits(tmp_path, monkeypatch)
-    instance = two_writer_instance
+    instance = postgres_instance
     with workspace(lake_project, instance) as context:
         tick = Daemon(context).tick()
         assert tick.status == TickStatus.SUCCESS, tick.error
@@ -135,8 +123,8 @@ def test_the_sensor_daemon_requests_one_run_per_writer_and_one_refresh_after_the
 
 
 def test_a_writer_finishing_while_another_writes_does_not_request_the_refresh(
-        lake_project: Path, two_writer_instance) -> None:
-    instance = two_writer_instance
+        lake_project: Path, postgres_instance) -> None:
+    instance = postgres_instance
     with workspace(lake_project, instance) as context:
         Daemon(context).tick()
     first, second = instance.get_runs()

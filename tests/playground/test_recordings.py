@@ -89,7 +89,7 @@ def test_the_recording_shows_hybrid_details_loops_and_baselines(recording: Recor
     runs = recording.data["runs"].values()
     hybrid = [h for run in runs if run["settings"]["retriever"] == "hybrid"
               for step in run["trace"]["steps"] for h in step["outputs"].get("hits", [])]
-    assert hybrid and all(set(h["details"]) <= {"bm25", "dense", "named"} and set(h["details"]) & {"bm25", "dense"}
+    assert hybrid and all(set(h["details"]) <= {"bm25", "dense", "named", "defines"} and set(h["details"]) & {"bm25", "dense"}
                           for h in hybrid)
     assert any([s["step"] for s in run["trace"]["steps"]].count("retrieve") > 1 for run in runs)
     assert {c["chunker"] for c in recording.data["configs"]} >= {"domain", "baseline:fixed-chars-500"}

@@ -14,7 +14,8 @@ function table(obj, skip = []) {
 }
 
 function ranking(details) {
-  // hybrid: each ranking's rank and score; "named": the document the question names; bm25/dense alone: nothing
+  // hybrid: each ranking's rank and score; "named": the document the question names; "defines": the term a
+  // definition unit defines (a definition question moved it up); bm25/dense alone: nothing
   if (!details || !Object.keys(details).length) return "";
   return Object.entries(details).map(([name, d]) => {
     if (typeof d === "object" && d !== null && "rank" in d) return `${name} #${d.rank} (${num(d.score, 3)})`;

@@ -11,11 +11,12 @@ replaces it. Measured on the sample project over the 710-file scale corpus (17 M
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import duckdb
 
-from .content import set_step_state
+from .content import get_step_state, set_step_state
 
 if TYPE_CHECKING:
     from .db import Store
@@ -41,27 +42,37 @@ RETRY_MEMORY_MB = 192
 of it is tried again once with the larger budget (a row group of a 7,100-file store's chunks needs ~160 MB)."""
 
 
+@dataclass(frozen=True)
+class Space:
+    """The store file before and after, the compact size it is measured against, and whether it was rewritten."""
+
+    bytes_before: int
+    bytes_after: int
+    compact_bytes: int | None
+    rewritten: bool
+
+
 def compact_store(store: Store, rewritten_share: float = 1.0, min_bytes: int = MIN_BYTES, step: str = COMPACT_STEP,
-                  growth: float | None = None) -> tuple[int, int] | None:
+                  growth: float | None = None) -> Space | None:
     """Fold the log into the file; copy the store into a fresh file and swap it in when it outgrew its compact size
     (see ``GROWTH_LARGE_RUN``) or is mostly free blocks. A store with no recorded compact size (new, or made by an
     older right-rag) is copied once to learn it: a first full index leaves a fifth of the file free and deleted rows
-    in it. Returns (bytes before, bytes after) when it copied. A copy that fails only warns: the store as it was
-    stays in place. ``step`` names the record (the evaluation store keeps its own), ``growth`` overrides the
+    in it. Returns None for a file too small to consider (or a DuckLake), else the ``Space`` before and after. A
+    copy that fails only warns: the store as it was stays in place. ``step`` names the record (the evaluation store keeps its own), ``growth`` overrides the
     growth allowed."""
     if store.lake or not store.exists() or store.path.stat().st_size < min_bytes:
         return None
     with store.write(checkpoint=True) as con:
         total, free = con.execute("SELECT total_blocks, free_blocks FROM pragma_database_size() "
                                   "WHERE database_name = current_database()").fetchone()
-        row = con.execute("SELECT cache_key FROM step_state WHERE step = ? AND document_id = ''", [step]).fetchone()
+        row = get_step_state(con, step, "")
     before = store.path.stat().st_size
     compact = int(row[0]) if row else None
     if growth is None:
         growth = GROWTH_LARGE_RUN if rewritten_share >= LARGE_RUN_SHARE else GROWTH_SMALL_RUN
     mostly_free = total > 0 and free > MAX_FREE_SHARE * total
     if not mostly_free and compact is not None and before <= growth * compact:
-        return None
+        return Space(before, before, compact, False)
     failure: duckdb.Error | None = None
     for budget in (MEMORY_MB, RETRY_MEMORY_MB):
         try:
@@ -77,17 +88,10 @@ def compact_store(store: Store, rewritten_share: float = 1.0, min_bytes: int = M
         logger.warning(f"store not compacted ({type(failure).__name__}: {str(failure).splitlines()[0]}); it stays "
                        "as it was and later writes reuse its free blocks. Raise RIGHT_RAG_DUCKDB_MEMORY_LIMIT to let "
                        "it compact.")
-        return None
+        return Space(before, before, compact, False)
     after = store.path.stat().st_size
     _record(store, step, after)
-    return before, after
-
-
-def compact_size(store: Store, step: str = COMPACT_STEP) -> int | None:
-    """The file's size when it was last compact, if recorded."""
-    with store.read() as con:
-        row = con.execute("SELECT cache_key FROM step_state WHERE step = ? AND document_id = ''", [step]).fetchone()
-    return int(row[0]) if row else None
+    return Space(before, after, after, True)
 
 
 def _record(store: Store, step: str, size: int) -> None:

@@ -129,7 +129,7 @@ class Store:
         delay = 0.005
         configured = memory_limit()
         limit = literal(configured if megabytes(configured) >= min_memory_mb else f"{int(min_memory_mb)}MiB")
-        held = None if self.lake else _sessions.get(self.path.resolve())
+        held = _sessions.get(self.path.resolve()) if _sessions and not self.lake else None
         while True:
             try:
                 if held is not None:
@@ -282,7 +282,8 @@ class Store:
             raise StoreError(f"{self.path} cannot be compacted inside a session: compact after it ends")
         from .compaction import MIN_BYTES, compact_store
 
-        return compact_store(self, rewritten_share, MIN_BYTES if min_bytes is None else min_bytes)
+        space = compact_store(self, rewritten_share, MIN_BYTES if min_bytes is None else min_bytes)
+        return (space.bytes_before, space.bytes_after) if space is not None and space.rewritten else None
 
     def copy_and_swap(self, memory_mb: int) -> None:
         """Copy every table into a fresh file with a DuckDB budget of ``memory_mb``, then replace the store file

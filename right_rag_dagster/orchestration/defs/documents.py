@@ -14,7 +14,7 @@ asset runs the same step over that parser's partitions.
 
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -159,7 +159,7 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
                              f"{[e.document_id for e in removed][:10]}")
         changed: set[str] = {e.document_id for e in removed}
         if selected & document_keys:  # no session: readers get in between the batches
-            yield from run_document_pipeline(context, right_rag, steps, files, owned, changed)
+            changed |= yield from run_document_pipeline(context, right_rag, steps, files, owned)
             if not selected & refresh_keys:
                 yield from refresh_after_backfill(context, right_rag, chunker_names)
         # a large refresh writes in many short transactions, between which readers get in: no session for it
@@ -180,11 +180,10 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
 
 def run_document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRagProject,
                           steps: dict[dg.AssetKey, tuple[str, str, str | None]],
-                          scanned: list[DocumentFile], owned: OwnedPartitions, changed_docs: set[str]
-                          ) -> Iterator[Any]:
+                          scanned: list[DocumentFile], owned: OwnedPartitions) -> Generator[Any, None, set[str]]:
     """Process the run's partitions; after each batch is committed, move its documents to their owners'
-    partitions, then yield their materializations (a parser's units only for a document it owns). Adds the
-    documents it wrote to ``changed_docs``."""
+    partitions, then yield their materializations (a parser's units only for a document it owns). Returns the
+    documents it wrote."""
     unit_keys = [key for key, (step, _, _) in steps.items() if step == "units"]
     project_root = right_rag.get_project().root
     store = right_rag.get_store()
@@ -199,7 +198,7 @@ def run_document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRag
                             f"{missing[:5]}")
     todo = [files[k] for k in keys if k in files]
     counts = {"materialized": 0, "rejected": 0, "unchanged": len(todo)}
-    removed_before = len(changed_docs)
+    changed_docs: set[str] = set()
     yielded: set[tuple[dg.AssetKey, str]] = set()
     writer = is_writer_run(context.run)
     if writer and todo:  # once, not with every batch: concurrent replacements of that one row would conflict
@@ -217,11 +216,12 @@ def run_document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRag
         for materialization in staged_materializations(context.instance, materialized, unit_keys, project_root):
             yielded.add((materialization.asset_key, materialization.partition))
             yield materialization
-    counts["unchanged"] = len(todo) - (len(changed_docs) - removed_before)
+    counts["unchanged"] = len(todo) - len(changed_docs)
     context.log.info(f"documents: {len(todo)} in run, {counts['unchanged']} unchanged; events: {counts}")
     if context.run.tags.get(BACKFILL_TAG) and todo:
         confirmed = confirmations(store, todo, [k for k in context.selected_asset_keys if k in steps], steps, yielded)
         yield from staged_materializations(context.instance, confirmed, unit_keys, project_root)
+    return changed_docs
 
 
 def owned_or_not_units(event: StepEvent, owned: OwnedPartitions) -> bool:

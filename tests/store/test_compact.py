@@ -49,23 +49,29 @@ def test_a_compaction_that_runs_out_of_memory_leaves_the_store_as_it_was(tmp_pat
     assert _rows(store) == before_rows
 
 
+_CLAUSE = "'clause ' || {x} || ': ' || repeat('the licensee shall keep notice ' || ({x} % 977) || ' intact; ', 48)"
+"""Text-like rows. Hex digests (as in ``_store_with_free_blocks``) sit on the edge of DuckDB's FSST compression,
+whose sampling leaves about one copy in ten uncompressed and 40% larger: sizes compared across copies need text
+that compresses decisively."""
+
+
 def _rewrite(store: Store, rows: int) -> None:
     """What re-indexing documents does: their rows deleted and written again (DuckDB keeps the deleted ones)."""
     with store.write() as con:
         con.execute(f"DELETE FROM bulk WHERE i < {rows}")
-        con.execute(f"INSERT INTO bulk SELECT i, repeat(md5((i + 1)::VARCHAR), 64) FROM range({rows}) t(i)")
+        con.execute(f"INSERT INTO bulk SELECT i, {_CLAUSE.format(x='(i + 1)')} FROM range({rows}) t(i)")
     store.checkpoint()
 
 
 def test_a_store_is_copied_once_to_learn_its_size_then_when_it_outgrew_it(tmp_path):
     store = Store(tmp_path / "store.duckdb")
     with store.write() as con:
-        con.execute("CREATE TABLE bulk AS SELECT i, repeat(md5(i::VARCHAR), 64) AS text FROM range(30000) t(i)")
+        con.execute(f"CREATE TABLE bulk AS SELECT i, {_CLAUSE.format(x='i')} AS text FROM range(30000) t(i)")
     assert store.compact(min_bytes=0) is not None  # copied once to learn its compact size
     with store.read() as con:
         recorded = int(con.execute("SELECT cache_key FROM step_state WHERE step = ?", [compaction.COMPACT_STEP]
                                    ).fetchone()[0])
-    assert abs(recorded - store.path.stat().st_size) < 0.02 * recorded  # (+ the block of the record itself)
+    assert abs(recorded - store.path.stat().st_size) <= 4 * 256 * 1024  # (+ the blocks the record was written to)
     assert store.compact(min_bytes=0) is None
     for _ in range(3):
         _rewrite(store, 12000)

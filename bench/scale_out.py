@@ -4,13 +4,15 @@ whose catalog and Dagster's storage are a throwaway local PostgreSQL. Run by ``s
 Each configuration is a fresh project on the same corpus (the sample project's spec/ and right_rag.toml):
 
 * embedded: ``right-rag index`` (one process writes the DuckDB file; Dagster on its SQLite default);
-* ducklake N: ``right-rag index --writers N``: N Dagster runs of ``index_documents`` over contiguous partition
-  ranges, each in its own process, then one ``refresh_indexes`` run (search index and report), all stored in
+* ducklake N: ``right-rag index --writers N``: N writer processes running Dagster runs of ``index_documents``
+  over contiguous partition ranges (up to 4 per writer, each taken by the next free writer), then one
+  ``refresh_indexes`` run (search index and report), all stored in
   PostgreSQL (dagster.yaml of ``orchestration.postgres_home``, pool sized to N). With N = 1 it is one run that
   indexes and refreshes, as on the embedded file.
 
-Wall and CPU are the whole command's (its process tree). Per writer it prints the run's wall time (from Dagster's
-run record), and CPU and peak RSS (its process and parsing worker, from the run's tags); the refresh's wall time
+Wall and CPU are the whole command's (its process tree). Per writer it prints the wall time from its first run's
+start to its last run's end (Dagster's run records), and CPU (summed) and peak RSS (its process and parsing worker,
+from the runs' tags); the refresh's wall time
 is the refresh run's (one writer: from its last document materialization to the run's end). It checks that a query's
 hits are the same chunks with the same scores on every configuration, walks the lineage of the first hit,
 and ends with ``speedup 2 writers vs 1: X.XXx`` (full index: writers plus refresh).
@@ -144,8 +146,12 @@ print(json.dumps(out))
         split = single["last_document"] or single["end"]
         return ([run_measurement(split - single["start"], index.cpu_seconds, index.peak_rss_mb)],
                 run_measurement(single["end"] - split))
-    return ([run_measurement(r["end"] - r["start"], float(r["cpu"] or 0), float(r["rss"] or 0))
-             for r in sorted(writers, key=lambda r: r["writer"])],
+    by_writer: dict[str, list[dict]] = {}
+    for r in writers:  # a writer process runs several ranges, one run each
+        by_writer.setdefault(r["writer"], []).append(r)
+    return ([run_measurement(max(r["end"] for r in rs) - min(r["start"] for r in rs),
+                             sum(float(r["cpu"] or 0) for r in rs), max(float(r["rss"] or 0) for r in rs))
+             for _, rs in sorted(by_writer.items())],
             run_measurement(refresh["end"] - refresh["start"]))
 
 

@@ -1,6 +1,7 @@
-"""``right-rag index --writers N`` on a DuckLake: N Dagster runs write their partition ranges at once, each in
-its own process (``writer_process``), then one ``refresh_indexes`` run in this process removes the documents
-that left the folder and builds the search indexes and the audit report.
+"""``right-rag index --writers N`` on a DuckLake: N writer processes (``writer_process``) write the documents at
+once, as Dagster runs over partition ranges (up to ``RANGES_PER_WRITER`` per writer, handed out as writers become
+free), then one ``refresh_indexes`` run in this process removes the documents that left the folder and builds
+the search indexes and the audit report.
 
 Every run is stored in the instance of DAGSTER_HOME (PostgreSQL for a shared deployment), tagged with the group
 (``writers.GROUP_TAG``), and its writing step takes a slot of the ``right_rag_store`` pool: with a pool smaller
@@ -9,18 +10,24 @@ than N, the extra writers wait for a slot.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import queue
 import subprocess
 import sys
+import tempfile
+import threading
 import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import dagster as dg
 from dagster._core.utils import make_new_run_id
 
 from ..errors import RightRagError
 from ..pipeline.plan import IndexPlan
+from ..pipeline.scan import DocumentFile
 from ..project import Project
 from ..store import Store
 from .definitions import build_definitions
@@ -37,7 +44,8 @@ from .names import DOCUMENTS_PARTITIONS, REFRESH_JOB
 from .origin import attribute_to_location
 from .recovery import SOURCE_TAG, process_tags, recover_dead_runs
 from .resources import preload
-from .writers import GROUP_TAG, prepare_pool, writer_slices, writer_tags
+from .writer_process import DONE_PREFIX
+from .writers import GROUP_TAG, prepare_pool, range_count, writer_slices, writer_tags
 
 
 def run_writers(project: Project, plan: IndexPlan, all_keys: Sequence[str], writers: int,
@@ -55,20 +63,11 @@ def run_writers(project: Project, plan: IndexPlan, all_keys: Sequence[str], writ
         sync_partitions(instance, all_keys)
         prepare_pool(instance)
         order = instance.get_dynamic_partitions(DOCUMENTS_PARTITIONS.name)
-        slices = writer_slices(order, plan.todo, writers)
+        slices = writer_slices(order, plan.todo, range_count(writers, len(plan.todo)))
         group = f"cli-{uuid.uuid4()}"
-        run_ids = [make_new_run_id() for _ in slices]
         base = {SOURCE_TAG: "cli"}
-        children = [subprocess.Popen(
-            [sys.executable, "-m", "right_rag_dagster.orchestration.writer_process", str(project.root), run_id,
-             json.dumps({**base, **writer_tags(files, group, i, len(slices))}), *(["--debug"] if debug else [])],
-            stderr=subprocess.PIPE, text=True, env={**os.environ})
-            for i, (run_id, files) in enumerate(zip(run_ids, slices))]
-        failures = []
-        for run_id, child in zip(run_ids, children):
-            _, err = child.communicate()
-            if child.returncode != 0:
-                failures.append(f"writer run {run_id}: {_last_error(err)}")
+        parts = [WriterRange(i, make_new_run_id(), list(files)) for i, files in enumerate(slices)]
+        failures = write_ranges(project, parts, writers, group, base, debug)
         if failures:
             raise RightRagError("; ".join(failures))
         refresh_id = make_new_run_id()
@@ -83,7 +82,79 @@ def run_writers(project: Project, plan: IndexPlan, all_keys: Sequence[str], writ
         finally:
             attribute_to_location(instance, project, refresh_id)
             preload(None)
-        return LocalRunResult(run_ids[0], refresh_id, len(plan.removed))
+        return LocalRunResult(parts[0].run_id if parts else None, refresh_id, len(plan.removed))
+
+
+@dataclass(frozen=True)
+class WriterRange:
+    """One Dagster run's documents: a contiguous partition range, the ``index``-th of the index's ranges."""
+
+    index: int
+    run_id: str
+    files: list[DocumentFile]
+
+
+def write_ranges(project: Project, parts: Sequence[WriterRange], writers: int, group: str,
+                 base: dict[str, str], debug: bool = False) -> list[str]:
+    """Run every range with ``writers`` serving processes (``writer_process --serve``): each takes the next range
+    when it finished its last, so ranges that cost more than their bytes said do not leave a writer idle. Returns
+    one message per range that failed or never ran."""
+    pending: queue.Queue[WriterRange] = queue.Queue()
+    for part in parts:
+        pending.put(part)
+    failures: list[str] = []
+    lock = threading.Lock()
+
+    def serve(slot: int) -> None:
+        with tempfile.TemporaryFile("w+") as errors:
+            child = subprocess.Popen(
+                [sys.executable, "-m", "right_rag_dagster.orchestration.writer_process", str(project.root),
+                 "--serve", *(["--debug"] if debug else [])],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, text=True, env={**os.environ})
+            assert child.stdin is not None and child.stdout is not None
+            try:
+                while True:
+                    try:
+                        part = pending.get_nowait()
+                    except queue.Empty:
+                        break
+                    tags = {**base, **writer_tags(part.files, group, slot, writers, (part.index, len(parts)))}
+                    child.stdin.write(json.dumps({"run_id": part.run_id, "tags": tags}) + "\n")
+                    child.stdin.flush()
+                    answer = _answer(child.stdout)
+                    if answer is None:  # the writer died: the ranges left go to the others
+                        child.wait()
+                        errors.seek(0)
+                        with lock:
+                            failures.append(f"writer run {part.run_id}: {_last_error(errors.read())}")
+                        return
+                    if not answer["ok"]:
+                        with lock:
+                            failures.append(f"writer run {part.run_id}: {answer['error'] or 'failed'}")
+            finally:
+                with contextlib.suppress(BrokenPipeError):
+                    child.stdin.close()
+                child.wait()
+
+    threads = [threading.Thread(target=serve, args=(slot,), name=f"right-rag-writer-{slot}")
+               for slot in range(min(writers, len(parts)))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    while not pending.empty():
+        part = pending.get_nowait()
+        failures.append(f"range {part.index + 1} of {len(parts)} ({part.files[0].partition_key} to "
+                        f"{part.files[-1].partition_key}) was not written: every writer process ended")
+    return failures
+
+
+def _answer(stdout) -> dict | None:
+    """The writer's answer for the range it was given, or None when it ended without one."""
+    for line in stdout:
+        if line.startswith(DONE_PREFIX):
+            return json.loads(line[len(DONE_PREFIX):])
+    return None
 
 
 def _last_error(stderr: str | None) -> str:

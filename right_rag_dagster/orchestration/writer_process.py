@@ -1,69 +1,132 @@
-"""One writer of ``right-rag index --writers N``: a Dagster run of ``index_documents`` over one partition range,
-executed in this process on the instance of DAGSTER_HOME (the same PostgreSQL storage as its parent's).
+"""One writer of ``right-rag index --writers N``: Dagster runs of ``index_documents``, each over one partition
+range, executed in this process on the instance of DAGSTER_HOME (the same PostgreSQL storage as its parent's).
 
-    python -m right_rag_dagster.orchestration.writer_process PROJECT RUN_ID TAGS_JSON
+    python -m right_rag_dagster.orchestration.writer_process PROJECT RUN_ID TAGS_JSON [--debug]
+    python -m right_rag_dagster.orchestration.writer_process PROJECT --serve [--debug]
 
-The run selects the per-document assets only and carries the writer tags (``writers.py``); its writing step takes
-a slot of the ``right_rag_store`` pool like any index run. Exit status 0 when the run succeeded, 1 when not (the
-error on stderr).
+The first form runs one range and exits 0 when the run succeeded, 1 when not (the error on stderr). With
+``--serve`` the writer takes ranges from its parent one at a time, so a writer that finishes early takes the next
+range instead of waiting for the others: it reads one ``{"run_id": ..., "tags": {...}}`` line from stdin per range
+and answers with one ``DONE_PREFIX`` line holding ``{"run_id", "ok", "error"}``, until stdin closes.
+
+Each run selects the per-document assets only and carries the writer tags (``writers.py``); its writing step takes
+a slot of the ``right_rag_store`` pool like any index run.
 """
 
 from __future__ import annotations
 
 import json
+import resource
 import sys
+from collections.abc import Iterable
+from typing import TextIO
 
 import dagster as dg
 
 CPU_TAG = "right_rag/cpu_seconds"
 RSS_TAG = "right_rag/peak_rss_mb"
+DONE_PREFIX = "right-rag-writer-done "
+
+
+class Writer:
+    """The project's definitions, loaded once for every range this process writes."""
+
+    def __init__(self, project_dir: str, debug: bool = False) -> None:
+        from ..project import Project
+        from .definitions import build_definitions
+        from .resources import preload
+
+        self.project = Project.load(project_dir)
+        self.defs = build_definitions(self.project)
+        self.debug = debug
+        preload(self.project)
+
+    def run(self, run_id: str, tags: dict[str, str]) -> bool:
+        """Execute one range's run; raises what the run raised."""
+        from .local import DEBUG_LOGS, QUIET_LOGS, document_asset_keys
+        from .names import DOCUMENT_JOB
+        from .origin import attribute_to_location
+        from .recovery import process_tags
+
+        before = _usage()
+        with dg.DagsterInstance.get() as instance:
+            try:
+                result = self.defs.resolve_job_def(DOCUMENT_JOB).execute_in_process(
+                    instance=instance, run_config=DEBUG_LOGS if self.debug else QUIET_LOGS, run_id=run_id,
+                    asset_selection=document_asset_keys(self.defs), tags={**tags, **process_tags()},
+                    raise_on_error=True)
+                return result.success
+            finally:
+                instance.add_run_tags(run_id, usage_tags(before))
+                attribute_to_location(instance, self.project, run_id)
+
+    def close(self) -> None:
+        from .resources import preload
+
+        preload(None)
 
 
 def run_writer(project_dir: str, run_id: str, tags: dict[str, str], debug: bool = False) -> bool:
-    from ..project import Project
-    from .definitions import build_definitions
-    from .local import DEBUG_LOGS, QUIET_LOGS, document_asset_keys
-    from .names import DOCUMENT_JOB
-    from .origin import attribute_to_location
-    from .recovery import process_tags
-    from .resources import preload
+    writer = Writer(project_dir, debug)
+    try:
+        return writer.run(run_id, tags)
+    finally:
+        writer.close()
 
-    project = Project.load(project_dir)
-    defs = build_definitions(project)
-    preload(project)
-    with dg.DagsterInstance.get() as instance:
+
+def serve(writer: Writer, requests: Iterable[str], answers: TextIO) -> None:
+    """Run each requested range in turn and answer for each, a failed range included."""
+    for line in requests:
+        if not line.strip():
+            continue
+        request = json.loads(line)
         try:
-            result = defs.resolve_job_def(DOCUMENT_JOB).execute_in_process(
-                instance=instance, run_config=DEBUG_LOGS if debug else QUIET_LOGS, run_id=run_id,
-                asset_selection=document_asset_keys(defs), tags={**tags, **process_tags()}, raise_on_error=True)
-            return result.success
-        finally:
-            instance.add_run_tags(run_id, usage_tags())
-            attribute_to_location(instance, project, run_id)
-            preload(None)
+            ok, error = writer.run(request["run_id"], request["tags"]), None
+        except Exception as exc:  # noqa: BLE001 (the parent reports it with the run id)
+            ok, error = False, describe(exc)
+        answers.write(DONE_PREFIX + json.dumps({"run_id": request["run_id"], "ok": ok, "error": error}) + "\n")
+        answers.flush()
 
 
-def usage_tags() -> dict[str, str]:
-    """CPU seconds and peak RSS of this writer and its parsing workers (ended by now), for the run's page."""
-    import resource
-
+def _usage() -> tuple[float, float]:
     me, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = me.ru_utime + me.ru_stime + workers.ru_utime + workers.ru_stime
-    return {CPU_TAG: f"{cpu:.1f}", RSS_TAG: f"{max(me.ru_maxrss, workers.ru_maxrss) / 1024:.0f}"}
+    return me.ru_utime + me.ru_stime, workers.ru_utime + workers.ru_stime
+
+
+def usage_tags(before: tuple[float, float] = (0.0, 0.0)) -> dict[str, str]:
+    """CPU seconds of this run (the writer and its parsing workers, ended by now) and the writer's peak RSS."""
+    mine, workers = _usage()
+    cpu = mine - before[0] + workers - before[1]
+    me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {CPU_TAG: f"{cpu:.1f}", RSS_TAG: f"{max(me.ru_maxrss, children.ru_maxrss) / 1024:.0f}"}
+
+
+def describe(exc: BaseException) -> str:
+    """The cause's type and message, under Dagster's wrappers."""
+    cause = exc
+    while cause.__cause__ is not None and isinstance(cause, dg.DagsterError):
+        cause = cause.__cause__
+    return f"{type(cause).__name__}: {cause}"
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if len(args) not in (3, 4):
-        print(__doc__, file=sys.stderr)
-        return 2
+    debug = args[-1:] == ["--debug"]
+    args = args[:-1] if debug else args
     try:
-        return 0 if run_writer(args[0], args[1], json.loads(args[2]), debug=args[3:] == ["--debug"]) else 1
+        if len(args) == 2 and args[1] == "--serve":
+            writer = Writer(args[0], debug)
+            try:
+                serve(writer, sys.stdin, sys.stdout)
+            finally:
+                writer.close()
+            return 0
+        if len(args) != 3:
+            print(__doc__, file=sys.stderr)
+            return 2
+        return 0 if run_writer(args[0], args[1], json.loads(args[2]), debug=debug) else 1
     except Exception as exc:  # noqa: BLE001 (the parent reports it with the run id)
-        cause = exc
-        while cause.__cause__ is not None and isinstance(cause, dg.DagsterError):
-            cause = cause.__cause__
-        print(f"{type(cause).__name__}: {cause}", file=sys.stderr)
+        print(describe(exc), file=sys.stderr)
         return 1
 
 

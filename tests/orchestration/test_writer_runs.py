@@ -1,10 +1,10 @@
 """Several writers as Dagster runs on a DuckLake, with Dagster's storage in a real local PostgreSQL.
 
-``right-rag index --writers 2`` starts two ``index_documents`` runs over contiguous partition ranges (each in its
-own process, on the instance of DAGSTER_HOME) and then one ``refresh_indexes`` run; the documents-folder sensor,
-ticked by the real sensor daemon on an instance whose store pool allows 2, requests two writer runs, and the
-``refresh_indexes_after_documents`` sensor asks for one refresh once the last of them succeeded. Both give the
-query results of the embedded default."""
+``right-rag index --writers 2`` starts two writer processes that run ``index_documents`` over contiguous partition
+ranges, each taking the next range when done (on the instance of DAGSTER_HOME), and then one ``refresh_indexes``
+run; the documents-folder sensor, ticked by the real sensor daemon on an instance whose store pool allows 2,
+requests two writer runs, and the ``refresh_indexes_after_documents`` sensor asks for one refresh once the last of
+them succeeded. Both give the query results of the embedded default."""
 
 from __future__ import annotations
 
@@ -16,13 +16,19 @@ import pytest
 from dagster._core.scheduler.instigation import TickStatus
 
 from right_rag_dagster.cli import main
+from right_rag_dagster.orchestration import writers as writers_module
 from right_rag_dagster.orchestration.definitions import build_definitions
 from right_rag_dagster.orchestration.names import DOCUMENT_JOB, REFRESH_JOB
 from right_rag_dagster.orchestration.postgres_home import (
     URL_ENV,
     write_postgres_dagster_home,
 )
-from right_rag_dagster.orchestration.writers import GROUP_TAG, WRITER_TAG, pool_writers
+from right_rag_dagster.orchestration.writers import (
+    GROUP_TAG,
+    RANGE_TAG,
+    WRITER_TAG,
+    pool_writers,
+)
 from right_rag_dagster.pipeline.plan import refresh_pending
 from right_rag_dagster.project import Project
 from right_rag_dagster.retrieval import search
@@ -63,9 +69,11 @@ def lake_project(tmp_path: Path, local_postgres) -> Path:
     return project
 
 
-def test_index_with_two_writers_is_two_dagster_runs_then_one_refresh(lake_project: Path, local_postgres,
-                                                                     tmp_path: Path, monkeypatch) -> None:
+def test_index_with_two_writers_is_dagster_runs_over_shared_ranges_then_one_refresh(
+        lake_project: Path, local_postgres, tmp_path: Path, monkeypatch) -> None:
+    """Three ranges of one document each for two writer processes: a writer that is done takes the range left."""
     expected = embedded_hits(tmp_path, monkeypatch)
+    monkeypatch.setattr(writers_module, "MIN_RANGE_DOCUMENTS", 1)
     name = f"dagster_writers_{next(_databases)}"
     local_postgres.create_database(name)
     home = tmp_path / "dagster-home"
@@ -78,12 +86,13 @@ def test_index_with_two_writers_is_two_dagster_runs_then_one_refresh(lake_projec
         runs = instance.get_runs()
         writers = [r for r in runs if r.job_name == DOCUMENT_JOB]
         (refresh,) = [r for r in runs if r.job_name == REFRESH_JOB]
-        assert len(runs) == 3 and all(r.status == dg.DagsterRunStatus.SUCCESS for r in runs)
-        assert sorted(r.tags[WRITER_TAG] for r in writers) == ["0/2", "1/2"]
+        assert len(runs) == 4 and all(r.status == dg.DagsterRunStatus.SUCCESS for r in runs)
+        assert sorted(r.tags[RANGE_TAG] for r in writers) == ["0/3", "1/3", "2/3"]
+        assert {r.tags[WRITER_TAG] for r in writers} <= {"0/2", "1/2"} and len(writers) == 3
         assert {r.tags[GROUP_TAG] for r in runs} == {refresh.tags[GROUP_TAG]}
         ranges = [(r.tags["dagster/asset_partition_range_start"], r.tags["dagster/asset_partition_range_end"])
                   for r in writers]
-        assert len({start for start, _ in ranges}) == 2  # disjoint ranges, one per writer
+        assert all(start == end for start, end in ranges) and len({start for start, _ in ranges}) == 3
         records = {r.dagster_run.run_id: r for r in instance.get_run_records()}
         assert records[refresh.run_id].start_time >= max(records[r.run_id].end_time for r in writers)
         materialized = {r.partition_key for r in instance.fetch_materializations(

@@ -31,3 +31,4 @@ def test_never_more_slices_than_writers_or_files(writers: int) -> None:
     assert len(slices) == min(writers, 3) and all(slices)
     with pytest.raises(ValueError):
         contiguous_ranges(order, [], 0)
+

@@ -20,6 +20,7 @@ from .names import DOCUMENT_JOB, DOCUMENTS_PARTITIONS, REFRESH_JOB
 from .origin import attribute_to_location
 from .recovery import SOURCE_TAG, pool_holders, process_tags, recover_dead_runs
 from .resources import preload
+from .streaming import execute_streaming
 
 SUBSET_PLANNED_EVENTS = "DAGSTER_EMIT_PARTITION_SUBSET_IN_PLANNED_EVENTS"
 QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
@@ -116,16 +117,16 @@ def _run(project: Project, plan: IndexPlan, all_keys: Sequence[str], refresh: bo
         if plan.todo:
             order = {k: i for i, k in enumerate(instance.get_dynamic_partitions(DOCUMENTS_PARTITIONS.name))}
             keys = sorted((f.partition_key for f in plan.todo), key=order.__getitem__)
-            defs.resolve_job_def(DOCUMENT_JOB).execute_in_process(
-                instance=instance, run_config=run_config, run_id=run_id,
+            execute_streaming(
+                defs.resolve_job_def(DOCUMENT_JOB), instance=instance, run_config=run_config, run_id=run_id,
                 asset_selection=None if refresh else document_asset_keys(defs),
                 tags={"dagster/asset_partition_range_start": keys[0],
                       "dagster/asset_partition_range_end": keys[-1], **tags},
             )
             return LocalRunResult(run_id, run_id if refresh else None, len(plan.removed))
         if refresh or plan.removed:  # the run removes the deleted files' rows, then refreshes
-            defs.resolve_job_def(REFRESH_JOB).execute_in_process(instance=instance, run_config=run_config,
-                                                                 tags=tags, run_id=run_id)
+            execute_streaming(defs.resolve_job_def(REFRESH_JOB), instance=instance, run_config=run_config,
+                              tags=tags, run_id=run_id)
             return LocalRunResult(None, run_id, len(plan.removed))
         return LocalRunResult(None, None, len(plan.removed))
     finally:

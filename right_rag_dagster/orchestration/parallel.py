@@ -44,6 +44,7 @@ from .names import DOCUMENTS_PARTITIONS, REFRESH_JOB
 from .origin import attribute_to_location
 from .recovery import SOURCE_TAG, process_tags, recover_dead_runs
 from .resources import preload
+from .streaming import execute_streaming
 from .writer_process import DONE_PREFIX
 from .writers import GROUP_TAG, prepare_pool, range_count, writer_slices, writer_tags
 
@@ -74,9 +75,9 @@ def run_writers(project: Project, plan: IndexPlan, all_keys: Sequence[str], writ
         defs = build_definitions(project)
         preload(project)
         try:
-            defs.resolve_job_def(REFRESH_JOB).execute_in_process(
-                instance=instance, run_config=DEBUG_LOGS if debug else QUIET_LOGS, run_id=refresh_id,
-                tags={**base, GROUP_TAG: group, **process_tags()})
+            execute_streaming(defs.resolve_job_def(REFRESH_JOB), instance=instance,
+                              run_config=DEBUG_LOGS if debug else QUIET_LOGS, run_id=refresh_id,
+                              tags={**base, GROUP_TAG: group, **process_tags()})
         except dg.DagsterExecutionStepExecutionError as exc:
             raise _cause(exc) from exc
         finally:

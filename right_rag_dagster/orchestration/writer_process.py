@@ -47,15 +47,16 @@ class Writer:
         from .names import DOCUMENT_JOB
         from .origin import attribute_to_location
         from .recovery import process_tags
+        from .streaming import execute_streaming
 
         before = _usage()
         with dg.DagsterInstance.get() as instance:
             try:
-                result = self.defs.resolve_job_def(DOCUMENT_JOB).execute_in_process(
-                    instance=instance, run_config=DEBUG_LOGS if self.debug else QUIET_LOGS, run_id=run_id,
-                    asset_selection=document_asset_keys(self.defs), tags={**tags, **process_tags()},
-                    raise_on_error=True)
-                return result.success
+                run = execute_streaming(
+                    self.defs.resolve_job_def(DOCUMENT_JOB), instance=instance,
+                    run_config=DEBUG_LOGS if self.debug else QUIET_LOGS, run_id=run_id,
+                    asset_selection=document_asset_keys(self.defs), tags={**tags, **process_tags()})
+                return run.is_success
             finally:
                 instance.add_run_tags(run_id, usage_tags(before))
                 attribute_to_location(instance, self.project, run_id)

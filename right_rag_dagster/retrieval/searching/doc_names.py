@@ -10,7 +10,11 @@ come from
   sentence), with a version from the same line or one of the next lines (``Version 2``, ``Release 4.6.2.0``);
   its words, its words without the first one when three remain (``GNU``), and the acronyms of both (``GGPL``,
   ``GPL``);
-- each base with and without its versions.
+- a record's name fields: a text that opens with ``Field: value`` lines (a machine-readable Debian copyright
+  file) is named by its ``Upstream-Name`` (``libtalloc2.copyright`` is talloc's, ``libtdb1.copyright`` tdb's);
+- each base with and without its versions;
+- a title's leading words followed by the acronym of the rest (three words or more): "GNU Library General Public
+  License" is also the "Library GPL", "GNU Lesser General Public License" the "Lesser GPL".
 
 Names are compared as *name tokens* (``name_tokens``): case, accents, ``v``/``version`` markers and trailing
 ``.0`` parts are ignored, letters and digits are split, so "GPL-2.0", "GPLv2" and "GPL version 2" are all
@@ -27,7 +31,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-NAMES_VERSION = "2"
+NAMES_VERSION = "3"
 """Changes with these rules (names are derived when needed, so nothing stored has to be rebuilt)."""
 
 HEAD_CHARS = 1500
@@ -46,6 +50,10 @@ _FIELD_LINE = re.compile(r"^[A-Za-z][\w-]*:(\s|$)")
 _DECORATION = re.compile(r"^[\s#*_=~`>|+-]+|[\s#*_=~`|+-]+$")
 _NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[ivxlc]+\.)\s+", re.IGNORECASE)
 _VERSION = re.compile(r"\b(?:version|release|revision|v)\.?\s*(\d+(?:\.\d+)*)", re.IGNORECASE)
+_NAME_FIELD = re.compile(r"^(?:Upstream-Name|Name):[ \t]*(\S[^\n]*)$", re.MULTILINE | re.IGNORECASE)
+"""A record header's name field (DEP-5 ``Upstream-Name``, or ``Name``)."""
+_MIN_ACRONYM_TAIL = 3
+"""Words a partial acronym abbreviates at least ("Library GPL": three words as ``gpl``)."""
 _VERSION_LOOKAHEAD = 5
 _MAX_TITLE_WORDS = 12
 _MIN_SHORTENED = 3
@@ -84,11 +92,13 @@ def document_names(document_id: str, head: str) -> DocumentNames:
     title_bases = [title_words, title_words[1:]] if len(title_words) > _MIN_SHORTENED else [title_words]
     acronyms = {"".join(w[0] for w in words) for words in title_bases if 2 <= len(words) <= 8}
     acronyms = {a for a in acronyms if len(a) >= 3}
+    partial = {words[:cut] + ("".join(w[0] for w in words[cut:]),)
+               for words in title_bases for cut in range(1, len(words) - _MIN_ACRONYM_TAIL + 1)}
     stem, whole = _file_names(document_id)
     stem_tokens = name_tokens(stem)
     stem_base, stem_version = _split_version(stem_tokens)
     versions = set(title_versions) | ({stem_version} if stem_version else set())
-    bases = [words for words in title_bases if len(words) >= 2] + [(a,) for a in sorted(acronyms)]
+    bases = [words for words in title_bases if len(words) >= 2] + [(a,) for a in sorted(acronyms)] + sorted(partial)
     if stem_base and (len(stem_base) > 1 or _is_acronym(stem, stem_base[0], acronyms)):
         bases.append(stem_base)
     elif len(stem_base) == 1 and not stem_base[0][0].isdigit():
@@ -100,6 +110,8 @@ def document_names(document_id: str, head: str) -> DocumentNames:
         names.add(stem_base + (stem_version,))
     if len(whole) > 1:
         names.add(whole)
+    for record_name in _record_names(head[:HEAD_CHARS]):
+        names.add(record_name if len(record_name) > 1 else record_name + (POSSESSIVE,))
     return DocumentNames(document_id, title, frozenset(name for name in names if name))
 
 
@@ -123,6 +135,14 @@ def title_line(head: str) -> tuple[str, tuple[str, ...]]:
                     break
             return title, tuple(dict.fromkeys(name_tokens(v)[0] for v in versions if name_tokens(v)))
     return "", ()
+
+
+def _record_names(head: str) -> list[tuple[str, ...]]:
+    """The name fields of a text that opens with ``Field: value`` lines, as name tokens (none for other texts)."""
+    first = next((line for line in head.splitlines() if line.strip()), "")
+    if not _FIELD_LINE.match(first.strip()):
+        return []
+    return [tokens for tokens in (name_tokens(m.group(1)) for m in _NAME_FIELD.finditer(head)) if tokens]
 
 
 def _clean(line: str) -> str:

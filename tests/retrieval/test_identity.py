@@ -160,3 +160,10 @@ def test_a_passage_that_quotes_a_name_earns_nothing_for_it(quoting: Store) -> No
     quoted = {h.chunk_id: h.score for h in plain if h.document_id == "copyright-format-1.0.html"}
     everything = search(quoting, question, chunker="domain", k=50, identity="boost")
     assert all(h.score < quoted[h.chunk_id] for h in everything if h.chunk_id in quoted)
+
+
+def test_a_text_that_opens_with_a_sentence_is_titled_by_a_line_that_shares_the_file_names_words() -> None:
+    head = ("The HTML version of the Debian Python Policy can be found in the python3-dev package\n\n\n"
+            "Navigation\n\n* Debian_Python_Policy_0.12.0.0_documentation »\n\nAbstract¶\n")
+    assert document_names("python-policy.txt", head).title == "Debian Python Policy 0.12.0.0 documentation"
+    assert document_names("notes.txt", head).title == "Navigation"     # no line shares a word: the first title-like

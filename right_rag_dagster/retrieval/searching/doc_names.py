@@ -47,7 +47,7 @@ _FILLER = frozenset({"the", "a", "an", "of", "for", "and", "on", "to", "in"})
 _MARKERS = re.compile(r"(?<=[^\W\d_])v(?=\d)|\bv(?=\d)|\b(?:version|release|revision|ver|v)\b\.?")
 _NAME_TOKEN = re.compile(r"\d+(?:\.\d+)*|[^\W\d_]+")
 _FIELD_LINE = re.compile(r"^[A-Za-z][\w-]*:(\s|$)")
-_DECORATION = re.compile(r"^[\s#*_=~`>|+-]+|[\s#*_=~`|+-]+$")
+_DECORATION = re.compile(r"^[\s#*_=~`>|+•»«-]+|[\s#*_=~`|+•»«-]+$")
 _NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[ivxlc]+\.)\s+", re.IGNORECASE)
 _VERSION = re.compile(r"\b(?:version|release|revision|v)\.?\s*(\d+(?:\.\d+)*)", re.IGNORECASE)
 _NAME_FIELD = re.compile(r"^(?:Upstream-Name|Name):[ \t]*(\S[^\n]*)$", re.MULTILINE | re.IGNORECASE)
@@ -87,7 +87,7 @@ class DocumentNames:
 def document_names(document_id: str, head: str) -> DocumentNames:
     """The names of a document from its id (path) and the start of its text (see the module docstring)."""
     names: set[tuple[str, ...]] = set()
-    title, title_versions = title_line(head[:HEAD_CHARS])
+    title, title_versions = title_line(head[:HEAD_CHARS], _stem_words(document_id))
     title_words = tuple(t for t in name_tokens(title) if not t[0].isdigit())
     title_bases = [title_words, title_words[1:]] if len(title_words) > _MIN_SHORTENED else [title_words]
     acronyms = {"".join(w[0] for w in words) for words in title_bases if 2 <= len(words) <= 8}
@@ -115,13 +115,20 @@ def document_names(document_id: str, head: str) -> DocumentNames:
     return DocumentNames(document_id, title, frozenset(name for name in names if name))
 
 
-def title_line(head: str) -> tuple[str, tuple[str, ...]]:
+def title_line(head: str, stem_words: frozenset[str] = frozenset()) -> tuple[str, tuple[str, ...]]:
     """The first line that reads like a title (without its version), and the versions stated on it or on one of
-    the next lines. A text that opens with ``Field: value`` lines (a record format) has no title line."""
+    the next lines. A text that opens with ``Field: value`` lines (a record format) has no title line. When the
+    opening line is a sentence, a title-like line that shares a word with the file name (``stem_words``) comes
+    first: a Sphinx text export opens with "The HTML version of ... can be found in ..." and a "Navigation" line,
+    and names itself further down."""
     lines = [line for line in (_clean(raw) for raw in head.splitlines()) if line]
     if not lines or _FIELD_LINE.match(lines[0]):
         return "", ()
-    for index, line in enumerate(lines):
+    order = list(range(len(lines)))
+    if stem_words and not _looks_like_title(lines[0]):
+        order.sort(key=lambda i: not (stem_words & set(name_tokens(lines[i].replace("_", " ")))))
+    for index in order:
+        line = lines[index].replace("_", " ") if index else lines[index]
         if _looks_like_title(line):
             match = _VERSION.search(line)
             title = line[:match.start()].strip(" ,;:-") if match else line
@@ -143,6 +150,11 @@ def _record_names(head: str) -> list[tuple[str, ...]]:
     if not _FIELD_LINE.match(first.strip()):
         return []
     return [tokens for tokens in (name_tokens(m.group(1)) for m in _NAME_FIELD.finditer(head)) if tokens]
+
+
+def _stem_words(document_id: str) -> frozenset[str]:
+    """The words (three letters or more) of a document's file name."""
+    return frozenset(t for t in name_tokens(_file_names(document_id)[0]) if len(t) >= 3 and not t[0].isdigit())
 
 
 def _clean(line: str) -> str:

@@ -4,8 +4,8 @@ Retrieval's order is the strongest evidence there is, so the passages are read b
 from the first passage whose best sentence covers nearly as much of the question as the best sentence anywhere
 (``RANK_TOLERANCE``), not from whichever sentence of the top hits shares most words. Within that passage it is one
 contiguous run of sentences (the best one, widened by neighbours that also match, that cover question terms it
-lacks, or, for the next sentence, that open by referring back to it: "Instead, they ..."), so the quote is a span
-of the unit, cited once. A question term counts by its BM25 weight (a licence's every passage says "License"; few
+lacks, or, for the next sentence, that open by referring back to it, "Instead, they ...", or follow a heading), so
+the quote is a span of the unit, cited once. A record (a copyright stanza) is read as one sentence. A question term counts by its BM25 weight (a licence's every passage says "License"; few
 say "modified files"), and when passages are compared a passage's section path counts for half (a sentence
 under "3.18 /tmp: Temporary files" is about /tmp). Rows of a table, dot leaders and other lines without
 prose (code, dot leaders) are never quoted, and a "sentence" longer than ``MAX_SENTENCE`` (a long clause, a list without
@@ -27,7 +27,7 @@ NEIGHBOUR_SHARE = 0.5
 MAX_SENTENCE = 600
 PIECE = 300
 HEADING_WEIGHT = 0.5
-MIN_GAIN = 0.1
+MIN_GAIN = 0.05
 """A neighbour that adds question terms the quote lacks joins when they weigh at least this share of the question."""
 
 _CONTINUES = re.compile(r"^(?:instead|however|otherwise|therefore|thus|hence|then|also|in (?:that|this|such) case|"
@@ -49,6 +49,7 @@ class Sentence:
     grounded: float
     terms: frozenset[str] = frozenset()
     continues: bool = False
+    heading: bool = False
 
 
 @dataclass(frozen=True)
@@ -61,13 +62,28 @@ class Quote:
     share: float
 
 
+_FIELD = re.compile(r"^[A-Za-z][\w-]*:(?:\s|$)")
+
+
 def prose_sentences(text: str) -> list[tuple[int, int]]:
-    """Sentence spans of ``text`` without table rows; an overlong "sentence" is split into its lines."""
+    """Sentence spans of ``text`` without table rows; an overlong "sentence" is split into its lines. A record
+    (a copyright stanza: ``Files:``, ``Copyright:``, ``License:`` lines) is one "sentence": its fields answer
+    together."""
+    if _is_record(text):
+        pieces = [(0, len(text.rstrip()))] if len(text.strip()) <= MAX_SENTENCE else _lines(text, 0, len(text))
+        return [(a + len(text[a:b]) - len(text[a:b].lstrip()), b) for a, b in pieces if text[a:b].strip()]
     out = []
     for start, end in sentences(text):
         pieces = [(start, end)] if end - start <= MAX_SENTENCE else _lines(text, start, end)
         out.extend((a, b) for a, b in pieces if not _tabular(text[a:b]))
     return out
+
+
+def _is_record(text: str) -> bool:
+    """Two or more ``Field: value`` lines, and every unindented line is one."""
+    lines = [line for line in text.splitlines() if line.strip() and not line[0].isspace()]
+    fields = sum(bool(_FIELD.match(line)) for line in lines)
+    return fields >= 2 and fields == len(lines)
 
 
 def _lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -86,6 +102,11 @@ def _lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
         else:
             pieces.append((a, b))
     return pieces
+
+
+def _is_heading(sentence: str) -> bool:
+    """A heading line quoted alone says nothing: a few words on one line without a final stop."""
+    return "\n" not in sentence.strip() and len(sentence.split()) <= 6 and not sentence.rstrip().endswith((".", "!", "?"))
 
 
 def _tabular(sentence: str) -> bool:
@@ -111,7 +132,7 @@ def score_passages(weights: dict[str, float], passages: Sequence[tuple[str, str]
             own = share(words)
             grounded = (1 - HEADING_WEIGHT) * own + HEADING_WEIGHT * share(words | heading_terms)
             sentences_.append(Sentence(number, start, end, own, grounded, frozenset(t for t in weights if t in words),
-                                       bool(_CONTINUES.match(text[start:end]))))
+                                       bool(_CONTINUES.match(text[start:end])), _is_heading(text[start:end])))
         scored.append(sentences_)
     return scored
 
@@ -142,7 +163,7 @@ def _widen(sentences_: list[Sentence], index: int, max_chars: int, max_sentences
         candidate = sentences_[i]
         if candidate.share >= NEIGHBOUR_SHARE * best.share:
             return True
-        if i == last + 1 and candidate.continues:
+        if i == last + 1 and (candidate.continues or sentences_[last].heading):
             return True
         gain = sum(weights.get(t, 0.0) for t in candidate.terms - covered)
         return bool(total) and gain >= MIN_GAIN * total

@@ -147,3 +147,16 @@ def test_extractive_quote_takes_the_sentence_that_continues_or_completes_the_bes
     quote = choose_quote(score_passages(weights, [(text, "")]), 600, 3, weights)
     assert "defaults to all currently supported versions" in text[quote.start:quote.end]   # adds "default"
     assert "Other fields" not in text[quote.start:quote.end]
+
+
+def test_extractive_quotes_a_copyright_stanza_whole_and_never_a_heading_alone() -> None:
+    from right_rag_dagster.rag.extractive import choose_quote, score_passages
+
+    stanza = "Files: compile depcomp missing\nCopyright: 1999-2020 Free Software Foundation, Inc.\nLicense: GPL-2+\n"
+    weights = {"compil": 3.0, "depcomp": 3.0, "licens": 0.2}
+    quote = choose_quote(score_passages(weights, [(stanza, "")]), 600, 3, weights)
+    assert stanza[quote.start:quote.end].endswith("License: GPL-2+")
+    text = "Upstream-Contact\n\nThe preferred address(es) to reach the upstream project. May be free-form text.\n"
+    weights = {"upstream-contact": 4.0, "upstream": 1.0, "contact": 1.0}
+    quote = choose_quote(score_passages(weights, [(text, "")]), 600, 3, weights)
+    assert "preferred address(es)" in text[quote.start:quote.end]

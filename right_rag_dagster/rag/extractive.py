@@ -3,8 +3,9 @@
 Retrieval's order is the strongest evidence there is, so the passages are read best rank first: the answer comes
 from the first passage whose best sentence covers nearly as much of the question as the best sentence anywhere
 (``RANK_TOLERANCE``), not from whichever sentence of the top hits shares most words. Within that passage it is one
-contiguous run of sentences (the best one, widened by neighbours that also match), so the quote is a span of
-the unit, cited once. A question term counts by its BM25 weight (a licence's every passage says "License"; few
+contiguous run of sentences (the best one, widened by neighbours that also match, that cover question terms it
+lacks, or, for the next sentence, that open by referring back to it, "Instead, they ...", or follow a heading), so
+the quote is a span of the unit, cited once. A record (a copyright stanza) is read as one sentence. A question term counts by its BM25 weight (a licence's every passage says "License"; few
 say "modified files"), and when passages are compared a passage's section path counts for half (a sentence
 under "3.18 /tmp: Temporary files" is about /tmp). Rows of a table, dot leaders and other lines without
 prose (code, dot leaders) are never quoted, and a "sentence" longer than ``MAX_SENTENCE`` (a long clause, a list without
@@ -26,6 +27,12 @@ NEIGHBOUR_SHARE = 0.5
 MAX_SENTENCE = 600
 PIECE = 300
 HEADING_WEIGHT = 0.5
+MIN_GAIN = 0.05
+"""A neighbour that adds question terms the quote lacks joins when they weigh at least this share of the question."""
+
+_CONTINUES = re.compile(r"^(?:instead|however|otherwise|therefore|thus|hence|then|also|in (?:that|this|such) case|"
+                        r"(?:it|they|this|these|those|such|that)\b(?!\s+(?:is|are)\s+(?:a|an|the)\b))\b", re.I)
+"""How a sentence that continues the previous one opens (it refers back to it, or qualifies it)."""
 
 _TABLE_LINE = re.compile(r"\|.*\||\.{4,}|(?:\. ){4,}|(?:\S+ {3,}){3,}|\t.*\t")
 _CODE = re.compile(r"\$[({]|[+:?]=|==|&&|\|\||[{};]\s*$|^\s*(?:if|ifeq|ifneq|endif|fi|export|#!)\b", re.MULTILINE)
@@ -40,6 +47,9 @@ class Sentence:
     end: int
     share: float
     grounded: float
+    terms: frozenset[str] = frozenset()
+    continues: bool = False
+    heading: bool = False
 
 
 @dataclass(frozen=True)
@@ -52,13 +62,28 @@ class Quote:
     share: float
 
 
+_FIELD = re.compile(r"^[A-Za-z][\w-]*:(?:\s|$)")
+
+
 def prose_sentences(text: str) -> list[tuple[int, int]]:
-    """Sentence spans of ``text`` without table rows; an overlong "sentence" is split into its lines."""
+    """Sentence spans of ``text`` without table rows; an overlong "sentence" is split into its lines. A record
+    (a copyright stanza: ``Files:``, ``Copyright:``, ``License:`` lines) is one "sentence": its fields answer
+    together."""
+    if _is_record(text):
+        pieces = [(0, len(text.rstrip()))] if len(text.strip()) <= MAX_SENTENCE else _lines(text, 0, len(text))
+        return [(a + len(text[a:b]) - len(text[a:b].lstrip()), b) for a, b in pieces if text[a:b].strip()]
     out = []
     for start, end in sentences(text):
         pieces = [(start, end)] if end - start <= MAX_SENTENCE else _lines(text, start, end)
         out.extend((a, b) for a, b in pieces if not _tabular(text[a:b]))
     return out
+
+
+def _is_record(text: str) -> bool:
+    """Two or more ``Field: value`` lines, and every unindented line is one."""
+    lines = [line for line in text.splitlines() if line.strip() and not line[0].isspace()]
+    fields = sum(bool(_FIELD.match(line)) for line in lines)
+    return fields >= 2 and fields == len(lines)
 
 
 def _lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -77,6 +102,11 @@ def _lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
         else:
             pieces.append((a, b))
     return pieces
+
+
+def _is_heading(sentence: str) -> bool:
+    """A heading line quoted alone says nothing: a few words on one line without a final stop."""
+    return "\n" not in sentence.strip() and len(sentence.split()) <= 6 and not sentence.rstrip().endswith((".", "!", "?"))
 
 
 def _tabular(sentence: str) -> bool:
@@ -101,12 +131,14 @@ def score_passages(weights: dict[str, float], passages: Sequence[tuple[str, str]
             words = passage_terms(text[start:end])
             own = share(words)
             grounded = (1 - HEADING_WEIGHT) * own + HEADING_WEIGHT * share(words | heading_terms)
-            sentences_.append(Sentence(number, start, end, own, grounded))
+            sentences_.append(Sentence(number, start, end, own, grounded, frozenset(t for t in weights if t in words),
+                                       bool(_CONTINUES.match(text[start:end])), _is_heading(text[start:end])))
         scored.append(sentences_)
     return scored
 
 
-def choose_quote(passages: Sequence[list[Sentence]], max_chars: int, max_sentences: int) -> Quote | None:
+def choose_quote(passages: Sequence[list[Sentence]], max_chars: int, max_sentences: int,
+                 weights: dict[str, float] | None = None) -> Quote | None:
     """The run of sentences to quote: from the best-ranked passage that answers almost as well as any (passages
     compared with their section paths), its sentence that covers most of the question (the first of equals)."""
     best = max((s.grounded for sentences_ in passages for s in sentences_), default=0.0)
@@ -115,17 +147,30 @@ def choose_quote(passages: Sequence[list[Sentence]], max_chars: int, max_sentenc
     for sentences_ in passages:
         if sentences_ and max(s.grounded for s in sentences_) >= RANK_TOLERANCE * best:
             top = max(sentences_, key=lambda s: (s.share, s.grounded, -s.start))
-            return _widen(sentences_, sentences_.index(top), max_chars, max_sentences)
+            return _widen(sentences_, sentences_.index(top), max_chars, max_sentences, weights or {})
     return None
 
 
-def _widen(sentences_: list[Sentence], index: int, max_chars: int, max_sentences: int) -> Quote:
-    """The best sentence, then its neighbours that also match (nearest first), while the quote stays short."""
+def _widen(sentences_: list[Sentence], index: int, max_chars: int, max_sentences: int,
+           weights: dict[str, float]) -> Quote:
+    """The best sentence, then its neighbours that also match, add question terms it lacks, or (the next one)
+    continue it, nearest first, while the quote stays short."""
     first = last = index
     best = sentences_[index]
+    total = sum(weights.values())
+
+    def joins(i: int, covered: frozenset[str]) -> bool:
+        candidate = sentences_[i]
+        if candidate.share >= NEIGHBOUR_SHARE * best.share:
+            return True
+        if i == last + 1 and (candidate.continues or sentences_[last].heading):
+            return True
+        gain = sum(weights.get(t, 0.0) for t in candidate.terms - covered)
+        return bool(total) and gain >= MIN_GAIN * total
+
     while last - first + 1 < max_sentences:
-        options = [i for i in (first - 1, last + 1) if 0 <= i < len(sentences_)
-                   and sentences_[i].share >= NEIGHBOUR_SHARE * best.share
+        covered = frozenset().union(*(s.terms for s in sentences_[first:last + 1]))
+        options = [i for i in (first - 1, last + 1) if 0 <= i < len(sentences_) and joins(i, covered)
                    and max(sentences_[last].end, sentences_[i].end) - min(sentences_[first].start, sentences_[i].start)
                    <= max_chars]
         if not options:

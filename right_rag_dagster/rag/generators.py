@@ -74,7 +74,7 @@ class ExtractiveGenerator(Generator):
                    else dict.fromkeys(terms, 1.0))
         context = [self._context(hit) for hit in top]
         scored = score_passages(weights, [(text, where) for (text, _), where in zip(texts, context)])
-        quote = choose_quote(scored, self.max_chars, self.max_sentences)
+        quote = choose_quote(scored, self.max_chars, self.max_sentences, weights)
         text, base = texts[quote.number - 1] if quote else ("", None)
         covered = coverage(terms, passage_terms(text + " " + context[quote.number - 1])) if quote else 0.0
         details = {"best_coverage": round(covered, 3), "terms": terms}

@@ -6,7 +6,8 @@ Thai runs are segmented with PyThaiNLP's dictionary segmenter (``newmm``), Thai 
 Chinese and Japanese runs give character bigrams, plus, in texts that are mostly CJK, the words of dictionaries
 shipped in their packages (``cjk.py``: jieba, Janome),
 compounds keep their whole form and add their parts (``deb_build_options deb build options``), and dotted
-numbers add their parents (``4.9.1 4.9``). fts then only stems (Porter) and drops English stopwords.
+numbers add their parents (``4.9.1 4.9``), British spellings become American ones (``spelling.py``: "licence"
+is ``license``). fts then only stems (Porter) and drops English stopwords.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ import unicodedata
 from functools import lru_cache
 
 from .cjk import CJK_RANGES, cjk_words, has_kana, mostly_cjk
+from .spelling import american
 
-TOKENIZER_VERSION = "rr-tok-3"
+TOKENIZER_VERSION = "rr-tok-4"
 """Part of every BM25 index's identity: change it when tokens change, so indexes are rebuilt."""
 
 _THAI_DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙", "0123456789")
@@ -57,11 +59,11 @@ def _word_tokens(word: str) -> tuple[str, ...]:
     if not word.isascii():
         word = _strip_accents(word)
     if _PARTS.search(word) is None:
-        return (word,)
+        return (american(word),)
     if _DOTTED_NUMBER.fullmatch(word):
         parts = word.split(".")
         return tuple(".".join(parts[:n]) for n in range(len(parts), 1, -1))
-    return (word, *(part for part in _PARTS.split(word) if part))
+    return (word, *(american(part) for part in _PARTS.split(word) if part))
 
 
 def _strip_accents(word: str) -> str:

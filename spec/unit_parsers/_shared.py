@@ -131,10 +131,16 @@ _CALLED = re.compile(r"\b(?:is|are) called (?:an? |the )?" + _QUOTE + r"(?P<term
 _QUOTED_HEADING = re.compile(r"^" + _QUOTE + r"(?P<term>[^\"“”\n]{1,60}?)" + _QUOTE)
 
 
+_CONDITION = re.compile(r"^(?:When|Whenever|If|Where|Unless|Although|Though|Since|Because|While|Once|Before|After|"
+                        r"Until|Whether|In case)\b", re.I)
+"""A paragraph that opens with a condition uses a term ("When a "work that uses the Library" uses material from a
+header file ...") rather than defines it."""
+
+
 def defined_term(text: str) -> str | None:
     """The term a paragraph defines (``"Source" form shall mean ...`` gives ``Source``), or None."""
     head = " ".join(text[:400].split())
-    match = _DEFINITION_LEAD.match(head) or _CALLED.search(head)
+    match = (None if _CONDITION.match(head) else _DEFINITION_LEAD.match(head)) or _CALLED.search(head)
     return match.group("term").strip() if match else None
 
 

@@ -29,6 +29,7 @@ _NAVIGATION_TITLES = re.compile(r"\bindex\b", re.I)
 _PREFIX = r"^(?:(?:Chapter|CHAPTER|Appendix|APPENDIX)\s+)?"
 _NUMBERED = re.compile(_PREFIX + r"(?P<num>\d+(?:\.\d+)*)\.?\s+(?P<title>\S.{0,150})$")
 _VERSION = re.compile(r"\b(Release|Version)\s+(\d[\w.]*\w)")
+_MAX_TITLE_WORDS = 12
 
 
 @dataclass(frozen=True)
@@ -82,12 +83,23 @@ class ManualParser(UnitParser):
 
 
 def _document_info(document: Document, layout, parser: str):
-    first = next((line.text for line in layout.lines if line.text and (line.start, line.end) not in layout.furniture),
-                 document.id)
+    """The title is the document's opening line when it reads like a title, even when it repeats as a running header
+    (a specification names itself on every page); otherwise the first line that is not page furniture."""
+    opening = next((line.text.strip() for line in layout.lines if line.text and line.text.strip()), "")
+    first = opening if _title_like(opening) else next(
+        (line.text for line in layout.lines if line.text and (line.start, line.end) not in layout.furniture),
+        document.id)
     head = document.text[: document.page_starts[2] if len(document.page_starts) > 2 else 4000]
     version = _VERSION.search(head)
     label = f"{first}, {version.group(0)}" if version else first
     return H.DocumentInfo(title=first, label=label, parser=parser)
+
+
+def _title_like(line: str) -> bool:
+    """A short line with letters that is not a sentence, an address, a page number or a contents entry."""
+    words = line.split()
+    return (0 < len(words) <= _MAX_TITLE_WORDS and bool(re.search(r"[^\W\d_]{2}", line)) and not line.endswith(".")
+            and "://" not in line and "@" not in line and not _NUMBERED.match(line))
 
 
 def _norm(text: str) -> str:

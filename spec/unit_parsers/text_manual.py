@@ -32,6 +32,9 @@ _NUMBERED = re.compile(rf"^(?P<prefix>(?:Chapter|CHAPTER|Appendix|APPENDIX){_SPA
 _UNDERLINE = re.compile(r"^([=*\-~^#+])\1{2,}$")
 _VERSION_HEADING = re.compile(r"\bVersion\s+\d+(?:\.\d+)+", re.I)
 _VERSION = re.compile(r"\b(?:[Vv]ersion|Release|Revision)\s+\d[\w.]*\w")
+_MAX_TITLE_WORDS = 12
+_TITLE_LOOKAHEAD = 40
+"""Lines of the front matter searched for a title when the opening line is a sentence."""
 _CONTENTS = re.compile(r"^(?:Table of Contents|TABLE OF CONTENTS|Contents|CONTENTS)$")
 _TOC_ENTRY = re.compile(rf"^(?:[*\-+]{_SPACE})?(?:(?:Chapter|Appendix){_SPACE})?\d+(?:\.\d+)*\.?{_SPACE}\S")
 
@@ -70,7 +73,7 @@ class TextManualParser(UnitParser):
             raise DocumentRejected(document.id, problem)
         title_heading = headings[0] if headings[0].numbering is None and not text[:headings[0].start].strip() else None
         body = [h for h in headings if h is not title_heading]
-        title = title_heading.title if title_heading else _first_line(text)
+        title = title_heading.title if title_heading else _title_line(text, body[0].start, document.id)
         version = _VERSION.search(text, 0, body[0].start)
         info = H.DocumentInfo(title=title, label=f"{title}, {version.group(0)}" if version else title,
                               parser=self.parser_name)
@@ -137,8 +140,27 @@ def _structure_problem(headings: list[_Heading]) -> str | None:
     return None
 
 
-def _first_line(text: str) -> str:
-    return next((" ".join(line.split()) for line in text.splitlines() if line.strip()), "")[:120]
+def _title_line(text: str, end: int, document_id: str) -> str:
+    """The opening line when it reads like a title; otherwise the first line before the body that does and shares
+    a word with the file name (a Sphinx text export opens with a sentence about where its HTML version is, and
+    names itself in its navigation lines); else the opening line."""
+    lines = [" ".join(line.split()).strip("*-•» ") for line in text[:end].splitlines() if line.strip()]
+    if not lines:
+        return ""
+    if _title_like(lines[0]):
+        return lines[0][:120]
+    stem_words = set(re.findall(r"[a-z]{3,}", Path(document_id).stem.lower()))
+    for line in lines[1:_TITLE_LOOKAHEAD]:
+        named = " ".join(line.replace("_", " ").split())
+        if _title_like(named) and stem_words & set(re.findall(r"[a-z]{3,}", named.lower())):
+            return named[:120]
+    return lines[0][:120]
+
+
+def _title_like(line: str) -> bool:
+    """Short, with letters, not a sentence, an address or a contents entry."""
+    return (0 < len(line.split()) <= _MAX_TITLE_WORDS and bool(re.search(r"[^\W\d_]{2}", line))
+            and not line.endswith(".") and "://" not in line and "@" not in line and not _TOC_ENTRY.match(line))
 
 
 def _front_matter(text: str, end: int, title: str, title_heading: _Heading | None) -> list:

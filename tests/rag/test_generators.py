@@ -131,3 +131,32 @@ def test_extractive_answers_quote_the_evidence_from_the_best_ranked_passage(buil
 def test_extractive_answers_never_quote_a_table_of_contents(built_store: Store) -> None:
     answer = query(built_store, "Which section describes the Standards-Version field?", chunker="default", k=5)
     assert answer.found and ". . . ." not in answer.text and "....." not in answer.text
+
+
+def test_extractive_quote_takes_the_sentence_that_continues_or_completes_the_best_one() -> None:
+    from right_rag_dagster.rag.extractive import choose_quote, score_passages
+
+    text = ("Byte-compiled modules (foo.pyc files) must not ship in the package. Instead, they should be generated "
+            "in the post-install script. Unrelated remarks follow here.")
+    weights = {"pyc": 2.0, "ship": 1.0, "packag": 0.5}
+    quote = choose_quote(score_passages(weights, [(text, "")]), 600, 3, weights)
+    assert text[quote.start:quote.end].endswith("post-install script.")      # "Instead, they ..." continues it
+    text = ("The optional X-Python3-Version field specifies the versions supported. When not specified, it defaults "
+            "to all currently supported versions. Other fields exist.")
+    weights = {"x-python3-vers": 3.0, "field": 0.5, "default": 1.0, "specifi": 0.5}
+    quote = choose_quote(score_passages(weights, [(text, "")]), 600, 3, weights)
+    assert "defaults to all currently supported versions" in text[quote.start:quote.end]   # adds "default"
+    assert "Other fields" not in text[quote.start:quote.end]
+
+
+def test_extractive_quotes_a_copyright_stanza_whole_and_never_a_heading_alone() -> None:
+    from right_rag_dagster.rag.extractive import choose_quote, score_passages
+
+    stanza = "Files: compile depcomp missing\nCopyright: 1999-2020 Free Software Foundation, Inc.\nLicense: GPL-2+\n"
+    weights = {"compil": 3.0, "depcomp": 3.0, "licens": 0.2}
+    quote = choose_quote(score_passages(weights, [(stanza, "")]), 600, 3, weights)
+    assert stanza[quote.start:quote.end].endswith("License: GPL-2+")
+    text = "Upstream-Contact\n\nThe preferred address(es) to reach the upstream project. May be free-form text.\n"
+    weights = {"upstream-contact": 4.0, "upstream": 1.0, "contact": 1.0}
+    quote = choose_quote(score_passages(weights, [(text, "")]), 600, 3, weights)
+    assert "preferred address(es)" in text[quote.start:quote.end]

@@ -21,6 +21,7 @@ from right_rag_dagster.retrieval import (
 )
 from right_rag_dagster.retrieval.indexed_text import indexed_text
 from right_rag_dagster.retrieval.searching.fusion import RRF_K
+from right_rag_dagster.retrieval.searching.retrievers import DENSE_WEIGHT
 from right_rag_dagster.store import Store
 from tests.retrieval.store_builder import REPO_ROOT, copy_store, index_documents
 
@@ -66,7 +67,8 @@ def test_hybrid_is_reciprocal_rank_fusion_of_bm25_and_dense(dense_store: Store) 
     dense = {h.chunk_id: h.rank for h in search(dense_store, query, chunker="default", retriever="dense", k=50,
                                                 embedder=EMBEDDER)}
     for hit in hits:
-        expected = sum(1 / (RRF_K + ranks[hit.chunk_id]) for ranks in (bm25, dense) if hit.chunk_id in ranks)
+        expected = sum(weight / (RRF_K + ranks[hit.chunk_id])
+                       for ranks, weight in ((bm25, 1.0), (dense, DENSE_WEIGHT)) if hit.chunk_id in ranks)
         assert hit.score == pytest.approx(expected)
         assert {name: d["rank"] for name, d in hit.details.items()} == {
             name: ranks[hit.chunk_id] for name, ranks in (("bm25", bm25), ("dense", dense)) if hit.chunk_id in ranks}

@@ -53,6 +53,23 @@ def test_a_record_file_has_no_title_and_a_package_name_alone_names_nothing() -> 
     assert said.named == {"dash.copyright": "dash s"} and said.lexical.startswith("Why is   src/mksignames.c")
 
 
+def test_a_record_file_is_also_named_by_its_upstream_name() -> None:
+    talloc = document_names("libtalloc2.copyright", "Format: https://www.debian.org/doc/packaging-manuals/copyright-"
+                            "format/1.0/\nUpstream-Name: talloc\nSource: http://talloc.samba.org/\n\nFiles: *\n")
+    assert ("talloc", "s") in talloc.names
+    assert named_documents("Who holds the copyright on talloc's files?", [talloc]) == {"libtalloc2.copyright": "talloc s"}
+    assert named_documents("Is talloc fast?", [talloc]) == {}      # one word alone is a word, as for file names
+    prose = document_names("notes.txt", "Some notes\n\nName: not a record, the text opened with a title\n")
+    assert not any("record" in name for name in prose.names)
+
+
+def test_a_title_is_also_named_by_its_leading_words_and_the_acronym_of_the_rest() -> None:
+    lgpl2 = names_of(REPO_ROOT / "tests" / "fixtures" / "heldout2" / "documents" / "LGPL-2.txt")
+    assert {"library gpl", "library gpl 2", "gnu lgpl 2"} <= lgpl2
+    assert {"lesser gpl", "lesser gpl 2.1"} <= names_of(HELDOUT / "LGPL-2.1.txt")
+    assert not any(name.startswith("mozilla p") and len(name.split()) == 2 for name in names_of(HELDOUT / "MPL-1.1.txt"))
+
+
 def test_titles_from_markdown_and_pdf_text_with_their_versions() -> None:
     fhs = document_names("fhs-3.0.pdf", "Filesystem Hierarchy Standard\nLSB Workgroup, The Linux Foundation\n"
                                         "Filesystem Hierarchy Standard\nVersion 3.0\n")
@@ -143,3 +160,10 @@ def test_a_passage_that_quotes_a_name_earns_nothing_for_it(quoting: Store) -> No
     quoted = {h.chunk_id: h.score for h in plain if h.document_id == "copyright-format-1.0.html"}
     everything = search(quoting, question, chunker="domain", k=50, identity="boost")
     assert all(h.score < quoted[h.chunk_id] for h in everything if h.chunk_id in quoted)
+
+
+def test_a_text_that_opens_with_a_sentence_is_titled_by_a_line_that_shares_the_file_names_words() -> None:
+    head = ("The HTML version of the Debian Python Policy can be found in the python3-dev package\n\n\n"
+            "Navigation\n\n* Debian_Python_Policy_0.12.0.0_documentation »\n\nAbstract¶\n")
+    assert document_names("python-policy.txt", head).title == "Debian Python Policy 0.12.0.0 documentation"
+    assert document_names("notes.txt", head).title == "Navigation"     # no line shares a word: the first title-like

@@ -115,3 +115,10 @@ def test_generalizes_to_other_licences(spec_registry, name: str) -> None:
     numbered = [u for u in walk_units(units) if u.attributes["unit_type"] in ("section", "definition")
                 and "." not in u.key and u.key.isdigit()]
     assert len(numbered) >= 4
+
+
+def test_a_paragraph_that_opens_with_a_condition_uses_a_term_and_does_not_define_it(parse) -> None:
+    _, units = parse("licence", REPO_ROOT / "tests" / "fixtures" / "heldout" / "documents" / "LGPL-2.1.txt")
+    terms = [u.attributes.get("defined_term") for u in walk_units(units) if u.attributes.get("unit_type") == "definition"]
+    assert terms.count("work that uses the Library") == 1     # section 5 defines it; "When a ... uses" does not
+    assert {"library", "Source code"} <= set(terms)

@@ -10,7 +10,11 @@ come from
   sentence), with a version from the same line or one of the next lines (``Version 2``, ``Release 4.6.2.0``);
   its words, its words without the first one when three remain (``GNU``), and the acronyms of both (``GGPL``,
   ``GPL``);
-- each base with and without its versions.
+- a record's name fields: a text that opens with ``Field: value`` lines (a machine-readable Debian copyright
+  file) is named by its ``Upstream-Name`` (``libtalloc2.copyright`` is talloc's, ``libtdb1.copyright`` tdb's);
+- each base with and without its versions;
+- a title's leading words followed by the acronym of the rest (three words or more): "GNU Library General Public
+  License" is also the "Library GPL", "GNU Lesser General Public License" the "Lesser GPL".
 
 Names are compared as *name tokens* (``name_tokens``): case, accents, ``v``/``version`` markers and trailing
 ``.0`` parts are ignored, letters and digits are split, so "GPL-2.0", "GPLv2" and "GPL version 2" are all
@@ -27,7 +31,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-NAMES_VERSION = "2"
+NAMES_VERSION = "3"
 """Changes with these rules (names are derived when needed, so nothing stored has to be rebuilt)."""
 
 HEAD_CHARS = 1500
@@ -43,9 +47,13 @@ _FILLER = frozenset({"the", "a", "an", "of", "for", "and", "on", "to", "in"})
 _MARKERS = re.compile(r"(?<=[^\W\d_])v(?=\d)|\bv(?=\d)|\b(?:version|release|revision|ver|v)\b\.?")
 _NAME_TOKEN = re.compile(r"\d+(?:\.\d+)*|[^\W\d_]+")
 _FIELD_LINE = re.compile(r"^[A-Za-z][\w-]*:(\s|$)")
-_DECORATION = re.compile(r"^[\s#*_=~`>|+-]+|[\s#*_=~`|+-]+$")
+_DECORATION = re.compile(r"^[\s#*_=~`>|+•»«-]+|[\s#*_=~`|+•»«-]+$")
 _NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[ivxlc]+\.)\s+", re.IGNORECASE)
 _VERSION = re.compile(r"\b(?:version|release|revision|v)\.?\s*(\d+(?:\.\d+)*)", re.IGNORECASE)
+_NAME_FIELD = re.compile(r"^(?:Upstream-Name|Name):[ \t]*(\S[^\n]*)$", re.MULTILINE | re.IGNORECASE)
+"""A record header's name field (DEP-5 ``Upstream-Name``, or ``Name``)."""
+_MIN_ACRONYM_TAIL = 3
+"""Words a partial acronym abbreviates at least ("Library GPL": three words as ``gpl``)."""
 _VERSION_LOOKAHEAD = 5
 _MAX_TITLE_WORDS = 12
 _MIN_SHORTENED = 3
@@ -79,16 +87,18 @@ class DocumentNames:
 def document_names(document_id: str, head: str) -> DocumentNames:
     """The names of a document from its id (path) and the start of its text (see the module docstring)."""
     names: set[tuple[str, ...]] = set()
-    title, title_versions = title_line(head[:HEAD_CHARS])
+    title, title_versions = title_line(head[:HEAD_CHARS], _stem_words(document_id))
     title_words = tuple(t for t in name_tokens(title) if not t[0].isdigit())
     title_bases = [title_words, title_words[1:]] if len(title_words) > _MIN_SHORTENED else [title_words]
     acronyms = {"".join(w[0] for w in words) for words in title_bases if 2 <= len(words) <= 8}
     acronyms = {a for a in acronyms if len(a) >= 3}
+    partial = {words[:cut] + ("".join(w[0] for w in words[cut:]),)
+               for words in title_bases for cut in range(1, len(words) - _MIN_ACRONYM_TAIL + 1)}
     stem, whole = _file_names(document_id)
     stem_tokens = name_tokens(stem)
     stem_base, stem_version = _split_version(stem_tokens)
     versions = set(title_versions) | ({stem_version} if stem_version else set())
-    bases = [words for words in title_bases if len(words) >= 2] + [(a,) for a in sorted(acronyms)]
+    bases = [words for words in title_bases if len(words) >= 2] + [(a,) for a in sorted(acronyms)] + sorted(partial)
     if stem_base and (len(stem_base) > 1 or _is_acronym(stem, stem_base[0], acronyms)):
         bases.append(stem_base)
     elif len(stem_base) == 1 and not stem_base[0][0].isdigit():
@@ -100,16 +110,25 @@ def document_names(document_id: str, head: str) -> DocumentNames:
         names.add(stem_base + (stem_version,))
     if len(whole) > 1:
         names.add(whole)
+    for record_name in _record_names(head[:HEAD_CHARS]):
+        names.add(record_name if len(record_name) > 1 else record_name + (POSSESSIVE,))
     return DocumentNames(document_id, title, frozenset(name for name in names if name))
 
 
-def title_line(head: str) -> tuple[str, tuple[str, ...]]:
+def title_line(head: str, stem_words: frozenset[str] = frozenset()) -> tuple[str, tuple[str, ...]]:
     """The first line that reads like a title (without its version), and the versions stated on it or on one of
-    the next lines. A text that opens with ``Field: value`` lines (a record format) has no title line."""
+    the next lines. A text that opens with ``Field: value`` lines (a record format) has no title line. When the
+    opening line is a sentence, a title-like line that shares a word with the file name (``stem_words``) comes
+    first: a Sphinx text export opens with "The HTML version of ... can be found in ..." and a "Navigation" line,
+    and names itself further down."""
     lines = [line for line in (_clean(raw) for raw in head.splitlines()) if line]
     if not lines or _FIELD_LINE.match(lines[0]):
         return "", ()
-    for index, line in enumerate(lines):
+    order = list(range(len(lines)))
+    if stem_words and not _looks_like_title(lines[0]):
+        order.sort(key=lambda i: not (stem_words & set(name_tokens(lines[i].replace("_", " ")))))
+    for index in order:
+        line = lines[index].replace("_", " ") if index else lines[index]
         if _looks_like_title(line):
             match = _VERSION.search(line)
             title = line[:match.start()].strip(" ,;:-") if match else line
@@ -123,6 +142,19 @@ def title_line(head: str) -> tuple[str, tuple[str, ...]]:
                     break
             return title, tuple(dict.fromkeys(name_tokens(v)[0] for v in versions if name_tokens(v)))
     return "", ()
+
+
+def _record_names(head: str) -> list[tuple[str, ...]]:
+    """The name fields of a text that opens with ``Field: value`` lines, as name tokens (none for other texts)."""
+    first = next((line for line in head.splitlines() if line.strip()), "")
+    if not _FIELD_LINE.match(first.strip()):
+        return []
+    return [tokens for tokens in (name_tokens(m.group(1)) for m in _NAME_FIELD.finditer(head)) if tokens]
+
+
+def _stem_words(document_id: str) -> frozenset[str]:
+    """The words (three letters or more) of a document's file name."""
+    return frozenset(t for t in name_tokens(_file_names(document_id)[0]) if len(t) >= 3 and not t[0].isdigit())
 
 
 def _clean(line: str) -> str:

@@ -1,0 +1,23 @@
+"""Document titles that every chunk header carries: from the document's own title line, not its first sentence or
+its publisher line (heldout2's Python policy and shared MIME-info specification were labelled by those)."""
+
+from __future__ import annotations
+
+from .conftest import REPO_ROOT
+
+HELDOUT2 = REPO_ROOT / "tests" / "fixtures" / "heldout2" / "documents"
+
+
+def test_a_pdf_specification_is_titled_by_its_opening_line_though_it_repeats_as_a_running_header(parse) -> None:
+    _, units = parse("manual", HELDOUT2 / "shared-mime-info-spec.pdf")
+    assert units[0].attributes["document_title"] == "Shared MIME-info Database"
+
+
+def test_a_sphinx_text_export_is_titled_by_the_line_that_names_it(parse) -> None:
+    _, units = parse("text-manual", HELDOUT2 / "python-policy.txt")
+    assert units[0].attributes["document_title"] == "Debian Python Policy 0.12.0.0 documentation"
+
+
+def test_a_text_opening_with_its_title_keeps_it(parse) -> None:
+    _, units = parse("text-manual", HELDOUT2 / "dpkg-rootless-builds.txt")
+    assert units[0].attributes["document_title"] == "Supporting rootless builds"

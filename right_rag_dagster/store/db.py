@@ -398,6 +398,10 @@ class Store:
             con.execute("BEGIN TRANSACTION")
             try:
                 con.execute(prepare(migration.sql))
+                if migration.python:
+                    from .migration_steps import run_step
+
+                    run_step(migration.python, con)
                 execute(con, "INSERT INTO schema_migrations VALUES (?, ?, ?)",
                         [migration.version, migration.name, utcnow()])
                 con.execute("COMMIT")

@@ -1,4 +1,7 @@
-"""Python steps of migrations (``-- python: <name>`` in ``schema.sql``): what plain SQL cannot rewrite."""
+"""Python steps of migrations (``-- python: <name>`` in ``schema.sql``): what plain SQL cannot rewrite.
+
+A step runs after its block's SQL, in the same transaction, with this version's code (``read_units``...): it expects
+the tables as the last migration leaves them, so a later migration of those tables must keep it working."""
 
 from __future__ import annotations
 

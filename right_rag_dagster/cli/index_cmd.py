@@ -9,25 +9,15 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
-from ..pipeline.indexer import Indexer
-from ..pipeline.plan import IndexPlan, scan_and_plan
-from ..pipeline.runner import (
-    add_progress_listener,
-    add_start_listener,
-    record_plugin_errors,
-)
-from ..pipeline.workers import close_prestarted, prestart_workers
-from ..project import Project
-from ..retrieval.build.lifecycle import sync_dense_indexes
-from ..retrieval.formats import outdated_indexes
-from ..retrieval.settings import RetrievalSettings, embedder_for_project
-from ..store import Store
-from ..store.catalog import index_totals
-from ..store.lock import IndexLock
 from ..terminal import safe
-from .progress import ProgressBar, format_table
+
+if TYPE_CHECKING:
+    from ..pipeline.plan import IndexPlan
+    from ..project import Project
+    from ..store import Store
 
 EXIT_OK, EXIT_ERROR, EXIT_REJECTED, EXIT_BUSY = 0, 2, 3, 75
 
@@ -51,6 +41,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..project import Project
+    from ..store import Store
+    from ..store.lock import IndexLock
+
     started = time.monotonic()
     project = Project.load(args.project)
     store = Store.for_project(project)
@@ -70,8 +64,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _index(args: argparse.Namespace, project: Project, store: Store, started: float) -> int:
+    # Imported here, not at the top: a run with nothing to do needs none of the run's machinery (workers,
+    # Dagster, embedders, the progress bar), and ``right-rag --help`` imports every command module.
+    from ..pipeline.indexer import Indexer
+    from ..pipeline.plan import scan_and_plan
+    from ..pipeline.plugins import record_plugin_errors
+    from ..retrieval.formats import outdated_indexes, stored_dense_indexes
+    from ..retrieval.settings import RetrievalSettings
+
     indexer = Indexer(project)
     chunkers = [c.name for c in indexer.plugins.chunkers]
+    dense = RetrievalSettings.from_dict(project.retrieval).embedder is not None
+    summary = None
     with store.session():  # ends before the run starts: the run's steps open the store themselves
         if store.exists():
             store.ensure()  # apply pending migrations before anything reads the store
@@ -79,10 +83,33 @@ def _index(args: argparse.Namespace, project: Project, store: Store, started: fl
         for error in plugin_errors:
             print(f"right-rag: error: a spec plugin failed to import: {safe(error)}", file=sys.stderr)
         files, plan = scan_and_plan(indexer, store, project.documents_dir)
-    dense = RetrievalSettings.from_dict(project.retrieval).embedder is not None
-    for line in sync_dense_indexes(store, chunkers, embedder_for_project(project),
-                                   ProgressBar):  # the embedder setting changed alone: build, rebuild or drop
-        print(line)
+        dense_work = dense or bool(stored_dense_indexes(store, chunkers))  # vectors to build, rebuild or drop
+        if not dense_work and plan.is_empty and not plan.refresh_pending and not outdated_indexes(store, chunkers):
+            summary = _summary(store, plan, 0, time.monotonic() - started, 0, args.quiet)  # nothing to do
+    if summary is None:
+        summary = _run(args, project, store, plan, files, chunkers, dense, dense_work, started)
+    text, problems = summary
+    print(text)
+    if plugin_errors:
+        return EXIT_ERROR
+    return EXIT_REJECTED if problems and not args.allow_rejections else EXIT_OK
+
+
+def _run(args: argparse.Namespace, project: Project, store: Store, plan: IndexPlan, files: list, chunkers: list[str],
+         dense: bool, dense_work: bool, started: float) -> tuple[str, int]:
+    """Bring the dense indexes in line with the embedder setting, run the index, and summarize."""
+    from ..pipeline.runner import add_progress_listener, add_start_listener
+    from ..pipeline.workers import close_prestarted, prestart_workers
+    from ..retrieval.formats import outdated_indexes
+    from .progress import ProgressBar
+
+    if dense_work:
+        from ..retrieval.build.lifecycle import sync_dense_indexes
+        from ..retrieval.settings import embedder_for_project
+
+        for line in sync_dense_indexes(store, chunkers, embedder_for_project(project),
+                                       ProgressBar):  # the embedder setting changed alone: build, rebuild or drop
+            print(line)
     work = not plan.is_empty or plan.refresh_pending or outdated_indexes(store, chunkers, dense)
     processed = 0
     removed = 0
@@ -112,11 +139,7 @@ def _index(args: argparse.Namespace, project: Project, store: Store, started: fl
             bar.close()
             close_prestarted()
         processed, removed = len(plan.todo), result.removed
-    summary, problems = _summary(store, plan, processed, time.monotonic() - started, removed)
-    print(summary if not args.quiet else summary.splitlines()[-1])
-    if plugin_errors:
-        return EXIT_ERROR
-    return EXIT_REJECTED if problems and not args.allow_rejections else EXIT_OK
+    return _summary(store, plan, processed, time.monotonic() - started, removed, args.quiet)
 
 
 def _writers(args: argparse.Namespace, store: Store, documents: int) -> int:
@@ -130,18 +153,30 @@ def _writers(args: argparse.Namespace, store: Store, documents: int) -> int:
     return max(1, min(writers, documents))
 
 
-def _summary(store: Store, plan: IndexPlan, processed: int, seconds: float, removed: int) -> tuple[str, int]:
-    """The summary table and lines, and the number of documents rejected or stale."""
+def _summary(store: Store, plan: IndexPlan, processed: int, seconds: float, removed: int,
+             quiet: bool = False) -> tuple[str, int]:
+    """The summary table and lines (``quiet``: only the last line), and the number of documents rejected or
+    stale."""
+    from ..store.catalog import index_totals
+
     skipped = [f"  {safe(s.document_id)}: {s.reason}" for s in plan.skipped]
     if not store.exists():
         lines = [f"no documents indexed ({len(plan.unchanged)} unchanged) in {seconds:.1f}s"]
-        return "\n".join([*(["skipped:", *skipped, ""] if skipped else []), *lines]), 0
+        return "\n".join([*(["skipped:", *skipped, ""] if skipped and not quiet else []), *lines]), 0
     todo = {f.document_id for f in plan.todo}
     with store.read() as con:
         totals = index_totals(con)
     rejected = {r.document_id: f"{r.status}: {r.reason}" for r in totals.rejections if not r.stale}
     stale = {r.document_id: f"{r.status}: {r.reason}" for r in totals.rejections if r.stale}
     indexed = len(todo - set(rejected) - set(stale))
+    stale_note = f", stale {len(stale)}" if stale else ""
+    last = (f"indexed {indexed}, unchanged {len(plan.unchanged)}, rejected {len(rejected)}{stale_note}, "
+            f"removed {removed} in {seconds:.1f}s")
+    problems = len(rejected) + len(stale)
+    if quiet:  # the table is drawn by rich, which a quiet run need not import
+        return last, problems
+    from .progress import format_table
+
     table = [
         ["documents indexed", indexed],
         ["documents unchanged", len(plan.unchanged)],
@@ -165,7 +200,5 @@ def _summary(store: Store, plan: IndexPlan, processed: int, seconds: float, remo
     if plan.outside:
         lines += ["", "indexed through links that leave the documents folder (allow_outside_links = true):",
                   *[f"  {safe(doc)}" for doc in plan.outside]]
-    stale_note = f", stale {len(stale)}" if stale else ""
-    lines += ["", f"indexed {indexed}, unchanged {len(plan.unchanged)}, rejected {len(rejected)}{stale_note}, "
-                  f"removed {removed} in {seconds:.1f}s"]
-    return "\n".join(lines), len(rejected) + len(stale)
+    lines += ["", last]
+    return "\n".join(lines), problems

@@ -6,10 +6,6 @@ import argparse
 import json
 
 from ..errors import RightRagError
-from ..lineage_view import format_lineage, with_project_paths
-from ..project import Project
-from ..store import Store
-from ..store.lineage import walk
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,6 +20,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..lineage_view import format_lineage, with_project_paths  # here: every command imports this module
+    from ..project import Project
+    from ..store import Store
+    from ..store.lineage import walk
+
     project = Project.load(args.project)
     with Store.for_project(project).read() as con:
         result = walk(con, args.id)

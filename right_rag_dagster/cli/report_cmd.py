@@ -5,11 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..pipeline.audit import build_audit_report
-from ..project import Project
-from ..store import Store
-from ..terminal import safe_text
-
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -21,6 +16,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..pipeline.audit import build_audit_report  # here, not at the top: every command imports this module
+    from ..project import Project
+    from ..store import Store
+    from ..terminal import safe_text
+
     project = Project.load(args.project)
     with Store.for_project(project).read() as con:
         report = build_audit_report(con, project.pipeline.fallback_unit_parser_name)

@@ -8,6 +8,7 @@ as ``AddSubUnit``/``EditSubUnit``/``DeleteSubUnit``, so replaying a parent's his
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -45,17 +46,28 @@ def changes_with_subunit_changes(changes: list[UnitChange], subunits: list[Unit]
     for subunit in subunits:
         if all((subunit.id, index) in seen for index in range(len(subunit.changes))):
             continue
-        stage: dict[str, Any] | None = None
-        for index, subunit_change in enumerate(subunit.changes):  # one replay gives every intermediate state
-            stage = _apply_change(stage, subunit_change)
-            if (subunit.id, index) not in seen:
-                changes.append(_subunit_parent_change(subunit, subunit_change, index, stage))
+        changes.extend(subunit_mirrors(subunit.id, subunit.changes,
+                                       lambda index, sid=subunit.id: (sid, index) not in seen).values())
     return changes
 
 
-def _subunit_parent_change(subunit: Unit, change: UnitChange, index: int, stage: dict[str, Any] | None) -> UnitChange:
+def subunit_mirrors(subunit_id: str, changes: list[UnitChange],
+                    wanted: Callable[[int], bool] = lambda index: True) -> dict[int, UnitChange]:
+    """The parent-level mirror of each ``wanted`` change of a subunit, by change index, in order (one replay of
+    its history gives every intermediate state)."""
+    mirrors = {}
+    stage: dict[str, Any] | None = None
+    for index, subunit_change in enumerate(changes):
+        stage = _apply_change(stage, subunit_change)
+        if wanted(index):
+            mirrors[index] = _subunit_parent_change(subunit_id, subunit_change, index, stage)
+    return mirrors
+
+
+def _subunit_parent_change(subunit_id: str, change: UnitChange, index: int, stage: dict[str, Any] | None
+                           ) -> UnitChange:
     kind = {"AddUnit": "AddSubUnit", "DeleteUnit": "DeleteSubUnit"}.get(change.change_type, "EditSubUnit")
-    data: dict[str, Any] = {"subunit_id": subunit.id}
+    data: dict[str, Any] = {"subunit_id": subunit_id}
     if stage is not None:
         data["subunit"] = _normalized_stage(stage)
     return UnitChange(
@@ -65,7 +77,7 @@ def _subunit_parent_change(subunit: Unit, change: UnitChange, index: int, stage:
         temporal=dict(change.temporal),
         metadata={
             "source": "subunit",
-            "source_subunit_id": subunit.id,
+            "source_subunit_id": subunit_id,
             "source_change_index": index,
             "source_change_type": change.change_type,
         },

@@ -13,11 +13,11 @@ from dagster._core.utils import make_new_run_id
 from ..errors import RightRagError
 from ..pipeline.plan import IndexPlan
 from ..project import Project
-from .definitions import build_definitions
 from .defs.documents import STORE_POOL
 from .home import ensure_dagster_home
 from .names import DOCUMENT_JOB, DOCUMENTS_PARTITIONS, REFRESH_JOB
 from .origin import attribute_to_location
+from .project_definitions import build_definitions
 from .recovery import SOURCE_TAG, pool_holders, process_tags, recover_dead_runs
 from .resources import preload
 from .streaming import execute_streaming

@@ -30,7 +30,6 @@ from ..pipeline.plan import IndexPlan
 from ..pipeline.scan import DocumentFile
 from ..project import Project
 from ..store import Store
-from .definitions import build_definitions
 from .home import ensure_dagster_home
 from .local import (
     DEBUG_LOGS,
@@ -42,6 +41,7 @@ from .local import (
 )
 from .names import DOCUMENTS_PARTITIONS, REFRESH_JOB
 from .origin import attribute_to_location
+from .project_definitions import build_definitions
 from .recovery import SOURCE_TAG, process_tags, recover_dead_runs
 from .resources import preload
 from .streaming import execute_streaming

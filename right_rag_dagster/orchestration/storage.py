@@ -6,7 +6,8 @@ each, in SQLite's default ``synchronous=FULL``) and two closes (the last connect
 it on close). Profiled on 800 materializations, commits and closes were 32 of 49 seconds. This storage keeps one
 engine per database with pooled connections (so no close, hence no checkpoint, per event) and commits with
 ``synchronous=NORMAL``, which in WAL mode syncs at checkpoints: a crash of the machine (not of a process) can
-lose the last events, never corrupt the database. Everything else is Dagster's own code.
+lose the last events, never corrupt the database. Dagster's check of each database's schema revision reads its
+migration scripts once per process instead of once per database. Everything else is Dagster's own code.
 
 Chosen in the project's dagster.yaml (``orchestration/home.py`` writes it)::
 
@@ -29,7 +30,10 @@ from typing import Any
 
 import sqlalchemy as db
 import yaml
+from alembic.config import Config
+from alembic.script import ScriptDirectory
 from dagster._core.event_api import EventHandlerFn
+from dagster._core.storage import sql as dagster_sql
 from dagster._core.storage.event_log import SqliteEventLogStorage
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import (
     SqliteEventLogStorageWatchdog,
@@ -47,6 +51,26 @@ from watchdog.observers import Observer
 
 ENGINES_KEPT = 8
 """Databases with an open engine at a time: the index and the runs being written (one per run)."""
+
+
+class _ScriptsLoadedOnce:
+    """Stands in for alembic's ``ScriptDirectory`` where Dagster checks a database's schema revision
+    (``dagster._core.storage.sql.check_alembic_revision``): Dagster loads its ~90 migration scripts from disk for
+    every database it opens (the runs, schedules, event index and each run's own: four per ``right-rag index``, a
+    tenth of a second each); they are the installed package's files, the same for the whole process."""
+
+    _loaded: dict[str | None, ScriptDirectory] = {}
+
+    @classmethod
+    def from_config(cls, config: Config) -> ScriptDirectory:
+        location = config.get_main_option("script_location")
+        if location not in cls._loaded:
+            cls._loaded[location] = ScriptDirectory.from_config(config)
+        return cls._loaded[location]
+
+
+if getattr(dagster_sql, "ScriptDirectory", None) is ScriptDirectory:  # as the Dagster this was written for has it
+    dagster_sql.ScriptDirectory = _ScriptsLoadedOnce  # type: ignore[misc]
 
 
 def _fast_connection(dbapi_connection: Any, _record: Any) -> None:

@@ -33,7 +33,7 @@ class Writer:
 
     def __init__(self, project_dir: str, debug: bool = False) -> None:
         from ..project import Project
-        from .definitions import build_definitions
+        from .project_definitions import build_definitions
         from .resources import preload
 
         self.project = Project.load(project_dir)

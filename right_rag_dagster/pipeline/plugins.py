@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from ..core.hashing import stable_hash
 from ..project import Project
+
+if TYPE_CHECKING:
+    from ..store import Store
+    from .indexer import Indexer
 
 
 @dataclass(frozen=True)
@@ -44,9 +49,10 @@ class PluginSet:
         return cls(pick("document_loaders"), pick("unit_parsers"), pick("chunk_parsers"),
                    pick("unit_savers"), pick("chunk_savers"), one("unit_parsers", fallback) if fallback else None)
 
-    @property
+    @cached_property
     def fingerprint(self) -> str:
-        """Changes when any selected plugin is added, removed or edited: documents must then be re-checked."""
+        """Changes when any selected plugin is added, removed or edited: documents must then be re-checked (computed
+        once: planning asks it for every file)."""
         groups = (self.loaders, self.unit_parsers, self.chunkers) + (((self.fallback,),) if self.fallback else ())
         return stable_hash([[(s.name, s.version) for s in group] for group in groups])[:16]
 
@@ -66,3 +72,19 @@ class PluginSet:
 
     def loader(self, name: str) -> Selected:
         return next(s for s in self.loaders if s.name == name)
+
+
+def record_plugin_errors(indexer: Indexer, store: Store) -> list[str]:
+    """Store the spec files that failed to import (when that changed), so `report` and `query` name them;
+    returns them as messages."""
+    from ..store import content
+
+    errors = sorted((e.kind, e.file, e.message) for e in indexer.project.registry.errors)
+    if store.exists():
+        with store.read() as con:
+            if content.read_plugin_errors(con) == errors:
+                return [f"{file}: {message}" for _, file, message in errors]
+    if errors or store.exists():
+        with store.write() as con:
+            content.replace_plugin_errors(con, errors)
+    return [f"{file}: {message}" for _, file, message in errors]

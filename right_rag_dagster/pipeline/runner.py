@@ -19,11 +19,11 @@ from ..store.batch import WriteBatch, run_deferred
 from ..store.catalog import step_updated_at, stored_documents
 from ..store.lake import StoreConflictError
 from .faults import FaultCounter
+from .heap import trim_heap
 from .indexer import Indexer
 from .plan import gone_documents
 from .scan import DocumentFile
 from .work import DocumentJob, DocumentOutcome, failed
-from .heap import trim_heap
 from .workers import open_workers
 
 logger = logging.getLogger("right_rag_dagster")
@@ -240,20 +240,6 @@ def _internal_error(exc: BaseException) -> str:
     last = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
     where = f" at {last.filename}:{last.lineno}" if last else ""
     return f"{type(exc).__name__}: {exc}{where}"
-
-
-def record_plugin_errors(indexer: Indexer, store: Store) -> list[str]:
-    """Store the spec files that failed to import (when that changed), so `report` and `query` name them;
-    returns them as messages."""
-    errors = sorted((e.kind, e.file, e.message) for e in indexer.project.registry.errors)
-    if store.exists():
-        with store.read() as con:
-            if content.read_plugin_errors(con) == errors:
-                return [f"{file}: {message}" for _, file, message in errors]
-    if errors or store.exists():
-        with store.write() as con:
-            content.replace_plugin_errors(con, errors)
-    return [f"{file}: {message}" for _, file, message in errors]
 
 
 def remove_gone(indexer: Indexer, store: Store, files: Sequence[DocumentFile], run_id: str) -> list[StepEvent]:

@@ -6,6 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from stat import S_ISREG
 
 from ..core.hashing import file_hash
 from ..core.ids import partition_key_for
@@ -63,6 +64,7 @@ def scan_folder(documents_dir: Path, known: Mapping[str, tuple[float, int, str]]
                           "or set documents_dir in right_rag.toml")
     known = known or {}
     root = documents_dir.resolve()
+    inside = str(root) + os.sep
     files: list[DocumentFile] = []
     skipped: list[Skipped] = []
     outside: list[str] = []
@@ -81,6 +83,10 @@ def scan_folder(documents_dir: Path, known: Mapping[str, tuple[float, int, str]]
             dirs[:] = []
             continue
         walked.add(real_folder)
+        # A file that is no link, in a folder whose real path is inside the documents folder, cannot lead out of it:
+        # one lstat for it instead of resolving every part of its path.
+        folder_inside = real_folder == str(root) or real_folder.startswith(inside)
+        prefix = relative(Path(folder)) + "/" if folder != str(documents_dir) else ""
         kept = []
         for name in sorted(d for d in dirs if not d.startswith(".")):
             path = Path(folder) / name
@@ -93,18 +99,18 @@ def scan_folder(documents_dir: Path, known: Mapping[str, tuple[float, int, str]]
             if name.startswith("."):
                 continue
             path = Path(folder) / name
-            document_id = relative(path)
-            if leaves(path):
+            document_id = prefix + name
+            if not (folder_inside and not os.path.islink(path)) and leaves(path):
                 if not allow_outside_links:
                     skipped.append(Skipped(document_id, _outside(path)))
                     continue
                 outside.append(document_id)
             try:
-                stat = path.stat()
+                stat = os.stat(path)
             except OSError as exc:
                 skipped.append(Skipped(document_id, f"cannot be read: {exc.strerror or exc}"))
                 continue
-            if not os.path.isfile(path):
+            if not S_ISREG(stat.st_mode):  # what os.path.isfile tells, from the same stat
                 continue
             seen = known.get(document_id)
             if seen and seen[0] == stat.st_mtime and seen[1] == stat.st_size:

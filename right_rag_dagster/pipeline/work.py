@@ -20,7 +20,6 @@ from ..core.routing import FAILED, Rejection, route_document
 from ..core.steps import COVERAGE, COVERAGE_VERSION, RAW_TEXT, UNITS
 from ..core.units import unit_paths, units_fingerprint, walk_units
 from ..errors import ParserOutputError
-from ..retrieval.build.terms import chunk_terms
 from .plugins import PluginSet, Selected
 from .scan import DocumentFile
 from .steps import (
@@ -206,6 +205,8 @@ def _compute(job: DocumentJob, plugins: PluginSet, report: Report) -> DocumentOu
                                    accepted=route.accepted, raised=(chunker.name,))
         version = stable_hash([[c.id, c.fulltext, c.source_start, c.source_end] for c in chunks])[:16]
         paths = paths if paths is not None else unit_paths(units.units)
+        from ..retrieval.build.terms import chunk_terms  # the tokenizer's patterns compile only where chunks are cut
+
         terms = tuple(chunk_terms(paths.get(c.unit_id, ()), c.fulltext) for c in chunks)
         chunk_sets.append(ChunkSet(chunker.name, chunker.version, key, version, tuple(chunks), terms))
     coverage = None

@@ -40,3 +40,11 @@ def outdated_indexes(store: Store, chunkers: Sequence[str], dense: bool = False)
                     vectors is not None and vectors.details.get("hash") != HASH_RULE):
                 outdated.append(chunker)
     return outdated
+
+
+def stored_dense_indexes(store: Store, chunkers: Sequence[str]) -> list[str]:
+    """Chunkers with stored vectors: without an embedder configured, only they can have dense work (a drop)."""
+    if not store.exists():
+        return []
+    with store.read() as con:
+        return [chunker for chunker in chunkers if read_state(con, chunker, "dense") is not None]

@@ -17,12 +17,14 @@ Example::
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
 from ..store import Store
 from ..store.chunk_reads import chunker_names
-from .embedders import Embedder, make_embedder
+
+if TYPE_CHECKING:
+    from .embedders import Embedder
 
 VARIANTS = ("none", "boost", "first", "filter")
 DEFAULT_IDENTITY = "boost"
@@ -76,5 +78,7 @@ def default_chunker(store: Store) -> str:
 
 def embedder_for_project(project: Any) -> Embedder | None:
     """The embedder named by a project's ``[right-rag.retrieval]`` settings (None: BM25 only)."""
+    from .embedders import make_embedder  # lazily: it imports the HTTP client, which most readers never use
+
     settings = RetrievalSettings.from_dict(getattr(project, "retrieval", {}))
     return make_embedder(settings.embedder, url=settings.embedder_url)

@@ -15,12 +15,20 @@ import duckdb
 
 from ..core.coverage import Coverage
 from ..core.hashing import to_jsonable
-from ..core.model import Chunk, Document, Unit, UnitChange, UnitChangeTarget
+from ..core.model import Chunk, Document, Unit
 from ..core.routing import Rejection
 from ..core.units import unit_paths, units_fingerprint, walk_units  # noqa: F401 (re-exported)
 from .batch import delete_where_in, insert_rows
 from .db import utcnow
 from .sql import execute
+from .unit_history import (
+    Reference,
+    UnitRow,
+    change_from_entry,
+    decode_history,
+    encode_history,
+    is_compact,
+)
 
 Connection = duckdb.DuckDBPyConnection
 
@@ -51,12 +59,14 @@ def unit_rows(document: Document, units: Sequence[Unit], parser: str, parser_ver
     """One ``units`` row per unit of the trees, in pre-order (deleted units keep their history).
 
     The history of a unit in ``fresh_ids`` (new in this parse) is exactly what ``Unit`` derives from its
-    current state, so it is stored as NULL and rebuilt on read: the first index writes half as much.
+    current state, so it is stored as NULL and rebuilt on read: the first index writes half as much. Other
+    histories are stored against the rows (``unit_history``): only what the rows do not hold.
     """
     paths = unit_paths(units)
     key_paths = unit_paths(units, "key")
     rows = []
-    for ordinal, unit in enumerate(walk_units(units)):
+    walked = list(walk_units(units))
+    for ordinal, unit in enumerate(walked):
         active = not unit.changes or unit.changes[-1].change_type != "DeleteUnit"
         end = unit.source_end
         rows.append([
@@ -66,10 +76,42 @@ def unit_rows(document: Document, units: Sequence[Unit], parser: str, parser_ver
             else unit.fulltext, unit.source_start, end, document.page_at(unit.source_start),
             document.page_at(None if end is None else max(unit.source_start or 0, end - 1)),
             _opt_str(unit.attributes.get("unit_type")), _opt_str(unit.attributes.get("role")),
-            _json(unit.attributes), _json(unit.metadata),
-            None if unit.id in fresh_ids else _json(unit.changes), active,
+            _json(unit.attributes), _json(unit.metadata), None, active,
         ])
+    if any(unit.id not in fresh_ids for unit in walked):
+        for row, history in zip(rows, encode_unit_histories(document.id, document.text, walked, fresh_ids)):
+            row[20] = history
     return rows
+
+
+def encode_unit_histories(document_id: str, text: str | None, walked: Sequence[Unit],
+                          fresh_ids: set[str] | frozenset[str], ordinals: Sequence[int] | None = None
+                          ) -> list[str | None]:
+    """The ``changes`` column of a document's units (``walked``: every unit, parents first, at ``ordinals``, by
+    default 0, 1, 2...): NULL for those in ``fresh_ids``, the others' histories stored against the rows."""
+    ordinals = list(range(len(walked))) if ordinals is None else list(ordinals)
+    reference = Reference.build(document_id, [
+        UnitRow(unit.id, unit.parent_id, ordinal, unit.key, unit.topic, unit.temporal_topic, unit.fulltext,
+                unit.source_start, unit.source_end,
+                text[unit.source_start:unit.source_end] if text is not None and unit.source_start is not None else "",
+                _json(unit.attributes), _json(unit.metadata))
+        for unit, ordinal in zip(walked, ordinals)])
+    by_id = {unit.id: unit for unit in walked}
+    entries: dict[str, list[dict[str, Any]]] = {}
+
+    def plain(unit_id: str) -> list[dict[str, Any]]:  # the history as it reads back: JSON data
+        if unit_id not in entries:
+            entries[unit_id] = json.loads(_json(by_id[unit_id].changes))
+        return entries[unit_id]
+
+    histories: list[str | None] = []
+    for unit, ordinal in zip(walked, ordinals):
+        children = {sub.id for sub in unit.subunits}
+        histories.append(None if unit.id in fresh_ids else encode_history(
+            plain(unit.id), ordinal, reference,
+            lambda unit_id, children=children: ([change_from_entry(e) for e in plain(unit_id)]
+                                                if unit_id in children else None)))
+    return histories
 
 
 UNIT_TEXT_SQL = ("coalesce(u.fulltext, substr(d.text, u.source_start + 1, u.source_end - u.source_start))")
@@ -227,34 +269,40 @@ def read_units(con: Connection, document_id: str, active_only: bool = False, roo
     text = found[0] if found else None
     rows = execute(con,
         "SELECT unit_id, parent_id, key_path, topic, temporal_topic, fulltext, source_start, source_end, "
-        f"attributes, metadata, changes, active FROM units WHERE {_SUBTREE if root_id else ''}document_id = ? "
-        "ORDER BY ordinal", [*([root_id] if root_id else []), document_id]
+        f"attributes, metadata, changes, active, ordinal FROM units WHERE {_SUBTREE if root_id else ''}"
+        "document_id = ? ORDER BY ordinal", [*([root_id] if root_id else []), document_id]
     ).fetchall()
     rows = [(*row[:5], row[5] if row[5] is not None or text is None else text[row[6]:row[7]], *row[6:])
             for row in rows]
     children: dict[str | None, list[tuple]] = {}
     for row in rows:
         children.setdefault(row[1], []).append(row)
+    reference = _reference(document_id, text, rows) if any(is_compact(row[10]) for row in rows) else None
 
     def build(row: tuple) -> Unit:
-        uid, parent, key_path, topic, temporal, fulltext, start, end, attrs, meta, changes, _active = row
+        uid, parent, key_path, topic, temporal, fulltext, start, end, attrs, meta, changes, _active, ordinal = row
+        built = [build(child) for child in children.get(uid, [])]  # all of them: mirrors replay their histories
+        if is_compact(changes):
+            histories = {unit.id: unit.changes for unit in built}
+            history = [change_from_entry(e) for e in decode_history(changes, ordinal, reference, histories.get)]
+        else:
+            history = [change_from_entry(e) for e in json.loads(changes)] if changes else []
         return Unit(
             id=uid, document_id=document_id, topic=topic, key=json.loads(key_path)[-1], temporal_topic=temporal,
             fulltext=fulltext, source_start=start, source_end=end,
             raw_text=text[start:end] if text is not None and start is not None else "",
             parent_id=parent, attributes=json.loads(attrs or "{}"), metadata=json.loads(meta or "{}"),
-            changes=[_change(c) for c in json.loads(changes)] if changes else [],
-            subunits=[build(child) for child in children.get(uid, []) if child[11] or not active_only],
+            changes=history,
+            subunits=[unit for unit, child in zip(built, children.get(uid, [])) if child[11] or not active_only],
         )
 
     roots = [row for row in rows if row[0] == root_id] if root_id else children.get(None, [])
     return [build(row) for row in roots if row[11] or not active_only]
 
 
-def _change(data: dict[str, Any]) -> UnitChange:
-    return UnitChange(
-        change_type=data["change_type"], name=data["name"], data=data.get("data", {}),
-        temporal=data.get("temporal", {}), metadata=data.get("metadata", {}),
-        source_unit_id=data.get("source_unit_id"),
-        targets=tuple(UnitChangeTarget(**t) for t in data.get("targets", [])),
-    )
+def _reference(document_id: str, text: str | None, rows: list[tuple]) -> Reference:
+    """The rows of ``read_units`` as ``unit_history`` reads histories against them."""
+    return Reference.build(document_id, [
+        UnitRow(uid, parent, ordinal, json.loads(key_path)[-1], topic, temporal, fulltext, start, end,
+                text[start:end] if text is not None and start is not None else "", attrs, meta)
+        for uid, parent, key_path, topic, temporal, fulltext, start, end, attrs, meta, _c, _a, ordinal in rows])

@@ -55,6 +55,8 @@ _sessions: dict[Path, duckdb.DuckDBPyConnection] = {}
 that file in the process then reads and writes through cursors of it (DuckDB refuses a second, read-only open
 of a file the same process has open for writing)."""
 _sessions_lock = threading.Lock()
+_session_versions: dict[Path, int] = {}
+"""Schema version of each file held in a session, read once: no other process can migrate it meanwhile."""
 
 
 def _is_lock_error(exc: BaseException) -> bool:
@@ -171,6 +173,7 @@ class Store:
         finally:
             with _sessions_lock:
                 _sessions.pop(key, None)
+                _session_versions.pop(key, None)
             con.close()
 
     @contextmanager
@@ -249,8 +252,14 @@ class Store:
         con = self._open(read_only=True)
         try:
             con.execute("SET enable_progress_bar = false")
-            version = SCHEMA_VERSION if self._lake_checked else self._version(con)
+            key = self.path.resolve() if _sessions and not self.lake else None
+            if self._lake_checked or (key is not None and _session_versions.get(key) == SCHEMA_VERSION):
+                version = SCHEMA_VERSION  # checked once per DuckLake, and once per session of a file it holds
+            else:
+                version = self._version(con)
             self._lake_checked = bool(self.lake) and version == SCHEMA_VERSION
+            if key is not None and key in _sessions:
+                _session_versions[key] = version
             if version != SCHEMA_VERSION:
                 raise SchemaVersionError(f"{self.describe()} is at schema version {version}, this right-rag expects "
                                  f"{SCHEMA_VERSION}: run `right-rag index` to migrate it")
@@ -398,6 +407,10 @@ class Store:
             con.execute("BEGIN TRANSACTION")
             try:
                 con.execute(prepare(migration.sql))
+                if migration.python:
+                    from .migration_steps import run_step
+
+                    run_step(migration.python, con)
                 execute(con, "INSERT INTO schema_migrations VALUES (?, ?, ?)",
                         [migration.version, migration.name, utcnow()])
                 con.execute("COMMIT")

@@ -13,6 +13,7 @@ from ..core.steps import StepEvent
 from .batch import insert_rows
 from .db import utcnow
 from .sql import execute
+from .unit_history import is_compact
 
 
 def event_rows(events: Sequence[StepEvent], run_id: str, started_at: datetime | None = None) -> list[list[Any]]:
@@ -79,9 +80,9 @@ def walk(con: duckdb.DuckDBPyConnection, identifier: str) -> dict[str, Any]:
 
 
 def _history(con: duckdb.DuckDBPyConnection, unit_id: str, document_id: str | None, stored: str | None) -> list[str]:
-    """The unit's change types; a unit new in its last parse stores none (NULL) and is rebuilt, with its subunits
-    (their changes are mirrored in its history), to derive them."""
-    if stored is not None:
+    """The unit's change types. A unit new in its last parse stores none (NULL), others store only what differs from
+    the rows (``unit_history``): the unit is rebuilt with its subunits (their changes are mirrored in its history)."""
+    if stored is not None and not is_compact(stored):  # the full entries of a store written before version 7
         return [c["change_type"] for c in json.loads(stored)]
     from .content import read_units
 

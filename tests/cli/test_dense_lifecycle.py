@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from right_rag_dagster.retrieval.tokenize import TOKENIZER_VERSION as TOK
 from right_rag_dagster.store import Store
 from tests.orchestration.conftest import make_project
 
@@ -56,22 +57,22 @@ def test_index_follows_the_embedder_setting_with_no_document_changed(tmp_path: P
 
     configure(project, "hashing:64")  # set: built, though no document changed
     out = right_rag(project, "index")
-    assert "dense index of default: built with hashing:rr-tok-3:64" in out and "indexed 0, unchanged 1" in out
+    assert f"dense index of default: built with hashing:{TOK}:64" in out and "indexed 0, unchanged 1" in out
     model, dims, chunks = dense_state(project)
-    assert (model, dims) == ("hashing:rr-tok-3:64", 64) and chunks > 0
+    assert (model, dims) == (f"hashing:{TOK}:64", 64) and chunks > 0
 
     assert "dense index" not in right_rag(project, "index")  # nothing changed: nothing to do
 
     configure(project, "hashing:32")  # another model: rebuilt
     out = right_rag(project, "index")
-    assert "dense index of default: rebuilt with hashing:rr-tok-3:32, was hashing:rr-tok-3:64" in out
-    assert dense_state(project)[:2] == ("hashing:rr-tok-3:32", 32)
+    assert f"dense index of default: rebuilt with hashing:{TOK}:32, was hashing:{TOK}:64" in out
+    assert dense_state(project)[:2] == (f"hashing:{TOK}:32", 32)
     answer = json.loads(right_rag(project, "query", "How long must a written offer stay valid?", "--json"))
     assert answer["settings"]["retriever"] == "hybrid" and set(answer["hits"][0]["details"]) == {"bm25", "dense"}
 
     configure(project, None)  # no embedder: the vectors go, and hybrid fuses BM25 alone without a model
     out = right_rag(project, "index")
-    assert "dense index of default: dropped (hashing:rr-tok-3:32; no embedder configured)" in out
+    assert f"dense index of default: dropped (hashing:{TOK}:32; no embedder configured)" in out
     assert dense_state(project) is None
     out = right_rag(project, "query", "How long must a written offer stay valid?", "--json", script=NO_TORCH)
     answer = json.loads(out[:out.rindex("torch")])

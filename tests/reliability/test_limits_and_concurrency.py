@@ -120,3 +120,26 @@ def test_no_wait_exits_75_naming_the_running_index(stuck):
     assert no_wait.code == 75, no_wait
     assert f"(pid {pid}," in no_wait.err and "not started (--no-wait)" in no_wait.err
     assert no_wait.out == "" and "Traceback" not in no_wait.err
+
+
+def test_a_query_while_the_only_changed_document_hangs_answers_at_once(indexed_licences, tmp_path):
+    """A run of one document must not hold the store while its parser runs: a plugin that hangs on the one file a
+    user edited would lock every query out until ``document_seconds``."""
+    project = clone(indexed_licences, tmp_path / "p")
+    write_spec(project, "unit_parsers", "runaway.py", RUNAWAY)
+    toml = project / "right_rag.toml"
+    toml.write_text(toml.read_text().replace('"apache-licence"]', '"apache-licence", "runaway"]'))
+    add_limits(project, document_seconds=SECONDS, document_memory_mb=MEMORY_MB)
+    (project / "data" / "documents" / "hang.txt").write_text("1. A document its parser never finishes.\n")
+    flags = tmp_path / "flags"
+    flags.mkdir()
+    index = Running(project, ["index"], env=environment(**{FLAGS_VARIABLE: str(flags)}))
+    try:
+        wait_for(lambda: (flags / "PARSING-hang.txt").exists(), 120, "the runaway parser starting on hang.txt")
+        query = right_rag(project, "query", "What is a covered work?", timeout=QUERY_SECONDS)
+        still_parsing = index.alive()
+        index.finish()
+    finally:
+        index.stop()
+    assert query.code == 0 and "GPL-3.0.txt" in query.out, query
+    assert still_parsing  # the query ran while the parser hung, not after the limit stopped it

@@ -54,10 +54,6 @@ from .search import materialize_search_indexes, search_index_specs
 SESSION_MAX_DOCUMENTS = 20
 """A run that wrote at most this many documents refreshes the search indexes and the report with the store file
 held open (``Store.session``): its few short steps would otherwise spend more time opening it than working."""
-SESSION_MAX_PARSED = 4
-"""A run of at most this many documents holds the store file open from its scan to its refresh, parsing included:
-queries wait for the parsing of those few documents at most, and a one-file index opens the file 3 times instead
-of 9 (15-50 ms each: a read-only open replays the write-ahead log the run's commit left)."""
 FROM_OWNER = dg.SpecificPartitionsPartitionMapping([])
 """How chunks and coverage depend on the units assets: a document's chunks come from its owner's units only, which no
 built-in mapping expresses (the identity mapping asks every parser's asset for the partition, and Dagster then
@@ -151,31 +147,31 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
     def document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRagProject) -> Iterator[Any]:
         selected = set(context.selected_asset_keys)
         project, store = right_rag.get_project(), right_rag.get_store()
-        few = selected & document_keys and len(context.partition_keys) <= SESSION_MAX_PARSED
-        with store.session() if few else contextlib.nullcontext():  # the whole run, for a few documents
-            with store.session():
-                files = scan_documents(project.documents_dir, known_files(store), project.allow_outside_links)
-                writer = is_writer_run(context.run)  # one of several writers: the refresh run after them does the rest
-                removed = [] if writer else remove_gone(right_rag.get_indexer(), store, files, context.run.run_id)
-                owned = OwnedPartitions(context.instance, [p.name for p in parsers])
-                if not writer:
-                    owned.sync(stored_owners(store, files), complete=True)
-            if removed:
-                context.log.info(f"removed {len(removed)} documents whose files left the folder: "
-                                 f"{[e.document_id for e in removed][:10]}")
-            changed: set[str] = {e.document_id for e in removed}
-            if selected & document_keys:  # no session unless few: readers get in between the batches
-                changed |= yield from run_document_pipeline(context, right_rag, steps, files, owned)
-                if not selected & refresh_keys:
-                    yield from refresh_after_backfill(context, right_rag, chunker_names)
-            # a large refresh writes in many short transactions, between which readers get in: no session for it
-            with store.session() if len(changed) <= SESSION_MAX_DOCUMENTS else contextlib.nullcontext():
-                refresh_started = utcnow()
-                yield from materialize_search_indexes(right_rag, chunker_names, selected)
-                if AUDIT_REPORT_KEY in selected:
-                    yield materialize_audit_report(right_rag)
-                if refresh_keys <= selected:
-                    mark_refresh(store, pending=False, unless_marked_since=refresh_started)
+        # The store is held for the scan and for the refresh, never across the parsing, however few the documents:
+        # a parser that hangs on the one file a user edited would lock every query out until document_seconds.
+        with store.session():
+            files = scan_documents(project.documents_dir, known_files(store), project.allow_outside_links)
+            writer = is_writer_run(context.run)  # one of several writers: the refresh run after them does the rest
+            removed = [] if writer else remove_gone(right_rag.get_indexer(), store, files, context.run.run_id)
+            owned = OwnedPartitions(context.instance, [p.name for p in parsers])
+            if not writer:
+                owned.sync(stored_owners(store, files), complete=True)
+        if removed:
+            context.log.info(f"removed {len(removed)} documents whose files left the folder: "
+                             f"{[e.document_id for e in removed][:10]}")
+        changed: set[str] = {e.document_id for e in removed}
+        if selected & document_keys:  # no session: readers get in between the batches
+            changed |= yield from run_document_pipeline(context, right_rag, steps, files, owned)
+            if not selected & refresh_keys:
+                yield from refresh_after_backfill(context, right_rag, chunker_names)
+        # a large refresh writes in many short transactions, between which readers get in: no session for it
+        with store.session() if len(changed) <= SESSION_MAX_DOCUMENTS else contextlib.nullcontext():
+            refresh_started = utcnow()
+            yield from materialize_search_indexes(right_rag, chunker_names, selected)
+            if AUDIT_REPORT_KEY in selected:
+                yield materialize_audit_report(right_rag)
+            if refresh_keys <= selected:
+                mark_refresh(store, pending=False, unless_marked_since=refresh_started)
         compacted = store.compact(rewritten_share=len(changed) / max(1, len(files) + len(removed)))
         if compacted:
             context.log.info(f"store compacted from {compacted[0] / 2**20:.0f} MB to {compacted[1] / 2**20:.0f} MB "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import mimetypes
+import signal
 import threading
 import webbrowser
 from http import HTTPStatus
@@ -110,6 +111,9 @@ def start_in_thread(project: Project, port: int = 0) -> ThreadingHTTPServer:
 def serve(project: Project, port: int, open_browser: bool = True) -> None:
     """Serve until interrupted, opening the page in the default browser first unless told not to."""
     server = make_server(project, port)
+    # SIGTERM stops the server cleanly even when this process inherited it ignored (a parent that ran Dagster
+    # in-process maps SIGTERM to its SIGINT disposition, which may be "ignore").
+    signal.signal(signal.SIGTERM, _exit_on_signal)
     print(f"right-rag playground for {project.root} on {url_of(server)} (Ctrl+C to stop)", flush=True)
     if open_browser:
         webbrowser.open(url_of(server))
@@ -117,3 +121,7 @@ def serve(project: Project, port: int, open_browser: bool = True) -> None:
         server.serve_forever()
     finally:
         server.server_close()
+
+
+def _exit_on_signal(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)

@@ -54,6 +54,22 @@ def test_the_command_serves_the_project_and_a_taken_port_is_one_line(project_dir
         process.wait(timeout=30)
 
 
+def test_sigterm_stops_the_server_even_when_inherited_ignored(project_dir: Path) -> None:
+    """A parent that ran Dagster in-process (a test worker, a notebook) may hand its children SIGTERM ignored."""
+    import signal
+
+    process = subprocess.Popen([sys.executable, "-m", "right_rag_dagster", "--project", str(project_dir), "playground",
+                                "--port", str(free_port()), "--no-browser"], stdout=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_IGN))
+    try:
+        assert process.stdout.readline().startswith("right-rag playground for ")
+        process.terminate()
+        assert process.wait(timeout=30) == 128 + signal.SIGTERM
+    finally:
+        process.kill()
+        process.wait()
+
+
 def test_the_playground_never_imports_dagster() -> None:
     modules = sorted(PLAYGROUND.rglob("*.py"))
     assert len(modules) >= 10

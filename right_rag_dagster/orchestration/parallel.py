@@ -97,7 +97,7 @@ class WriterRange:
 
 def write_ranges(project: Project, parts: Sequence[WriterRange], writers: int, group: str,
                  base: dict[str, str], debug: bool = False) -> list[str]:
-    """Run every range with ``writers`` serving processes (``writer_process --serve``): each takes the next range
+    """Run every range with ``writers`` writer processes (``writer_process``): each takes the next range
     when it finished its last, so ranges that cost more than their bytes said do not leave a writer idle. Returns
     one message per range that failed or never ran."""
     pending: queue.Queue[WriterRange] = queue.Queue()
@@ -110,7 +110,7 @@ def write_ranges(project: Project, parts: Sequence[WriterRange], writers: int, g
         with tempfile.TemporaryFile("w+") as errors:
             child = subprocess.Popen(
                 [sys.executable, "-m", "right_rag_dagster.orchestration.writer_process", str(project.root),
-                 "--serve", *(["--debug"] if debug else [])],
+                 *(["--debug"] if debug else [])],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, text=True, env={**os.environ})
             assert child.stdin is not None and child.stdout is not None
             try:

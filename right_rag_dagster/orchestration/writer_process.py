@@ -1,13 +1,11 @@
 """One writer of ``right-rag index --writers N``: Dagster runs of ``index_documents``, each over one partition
 range, executed in this process on the instance of DAGSTER_HOME (the same PostgreSQL storage as its parent's).
 
-    python -m right_rag_dagster.orchestration.writer_process PROJECT RUN_ID TAGS_JSON [--debug]
-    python -m right_rag_dagster.orchestration.writer_process PROJECT --serve [--debug]
+    python -m right_rag_dagster.orchestration.writer_process PROJECT [--debug]
 
-The first form runs one range and exits 0 when the run succeeded, 1 when not (the error on stderr). With
-``--serve`` the writer takes ranges from its parent one at a time, so a writer that finishes early takes the next
-range instead of waiting for the others: it reads one ``{"run_id": ..., "tags": {...}}`` line from stdin per range
-and answers with one ``DONE_PREFIX`` line holding ``{"run_id", "ok", "error"}``, until stdin closes.
+The writer takes ranges from its parent one at a time, so a writer that finishes early takes the next range
+instead of waiting for the others: it reads one ``{"run_id": ..., "tags": {...}}`` line from stdin per range and
+answers with one ``DONE_PREFIX`` line holding ``{"run_id", "ok", "error"}``, until stdin closes.
 
 Each run selects the per-document assets only and carries the writer tags (``writers.py``); its writing step takes
 a slot of the ``right_rag_store`` pool like any index run.
@@ -67,14 +65,6 @@ class Writer:
         preload(None)
 
 
-def run_writer(project_dir: str, run_id: str, tags: dict[str, str], debug: bool = False) -> bool:
-    writer = Writer(project_dir, debug)
-    try:
-        return writer.run(run_id, tags)
-    finally:
-        writer.close()
-
-
 def serve(writer: Writer, requests: Iterable[str], answers: TextIO) -> None:
     """Run each requested range in turn and answer for each, a failed range included."""
     for line in requests:
@@ -94,12 +84,11 @@ def _usage() -> tuple[float, float]:
     return me.ru_utime + me.ru_stime, workers.ru_utime + workers.ru_stime
 
 
-def usage_tags(before: tuple[float, float] = (0.0, 0.0)) -> dict[str, str]:
+def usage_tags(before: tuple[float, float]) -> dict[str, str]:
     """CPU seconds of this run (the writer and its parsing workers, ended by now) and the writer's peak RSS."""
     mine, workers = _usage()
-    cpu = mine - before[0] + workers - before[1]
-    me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return {CPU_TAG: f"{cpu:.1f}", RSS_TAG: f"{max(me.ru_maxrss, children.ru_maxrss) / 1024:.0f}"}
+    peak_kb = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return {CPU_TAG: f"{mine - before[0] + workers - before[1]:.1f}", RSS_TAG: f"{peak_kb / 1024:.0f}"}
 
 
 def describe(exc: BaseException) -> str:
@@ -112,20 +101,16 @@ def describe(exc: BaseException) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    debug = args[-1:] == ["--debug"]
-    args = args[:-1] if debug else args
+    if len(args) not in (1, 2) or args[1:] not in ([], ["--debug"]):
+        print(__doc__, file=sys.stderr)
+        return 2
     try:
-        if len(args) == 2 and args[1] == "--serve":
-            writer = Writer(args[0], debug)
-            try:
-                serve(writer, sys.stdin, sys.stdout)
-            finally:
-                writer.close()
-            return 0
-        if len(args) != 3:
-            print(__doc__, file=sys.stderr)
-            return 2
-        return 0 if run_writer(args[0], args[1], json.loads(args[2]), debug=debug) else 1
+        writer = Writer(args[0], debug=args[1:] == ["--debug"])
+        try:
+            serve(writer, sys.stdin, sys.stdout)
+        finally:
+            writer.close()
+        return 0
     except Exception as exc:  # noqa: BLE001 (the parent reports it with the run id)
         print(describe(exc), file=sys.stderr)
         return 1

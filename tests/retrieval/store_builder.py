@@ -63,6 +63,18 @@ def copy_store(source: Store, folder: Path) -> Store:
     return target
 
 
+def sample_spec_store(tmp_path_factory: pytest.TempPathFactory, name: str, paths: Sequence[Path]) -> Store:
+    """``paths`` copied into a fresh folder, parsed by the sample project's spec/ parsers, cut by its ``domain``
+    chunker, with the search index built."""
+    documents = tmp_path_factory.mktemp(name)
+    for path in paths:
+        shutil.copy(path, documents / path.name)
+    store = Store(tmp_path_factory.mktemp("store") / "right_rag.duckdb")
+    index_documents(documents, store, chunkers=("domain",), spec_dir=REPO_ROOT / "spec", unit_parsers=None)
+    build_search_index(store, "domain")
+    return store
+
+
 def index_documents(documents_dir: Path, store: Store, *, chunkers: Sequence[str] = ("default",),
                     files: Sequence[Path] | None = None, batch: int = 100, spec_dir: Path | None = None,
                     unit_parsers: Sequence[str] | None = ("default",)) -> int:

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
-from right_rag_dagster.retrieval import build_search_index, search
+from right_rag_dagster.retrieval import search
 from right_rag_dagster.retrieval.searching.definitions import asks_for_definition, reorder
 from right_rag_dagster.store import Store
-from tests.retrieval.store_builder import REPO_ROOT, index_documents
+from tests.retrieval.store_builder import REPO_ROOT, sample_spec_store
 
 HELDOUT = REPO_ROOT / "tests" / "fixtures" / "heldout" / "documents"
 
@@ -49,13 +47,8 @@ def test_the_longest_defined_term_in_the_question_moves_up_and_only_its_first_de
 
 @pytest.fixture(scope="module")
 def licences(tmp_path_factory: pytest.TempPathFactory) -> Store:
-    documents = tmp_path_factory.mktemp("definitions")
-    for path in (HELDOUT / "LGPL-2.1.txt", HELDOUT / "MPL-1.1.txt", REPO_ROOT / "data" / "documents" / "MPL-2.0.txt"):
-        shutil.copy(path, documents / path.name)
-    store = Store(tmp_path_factory.mktemp("store") / "right_rag.duckdb")
-    index_documents(documents, store, chunkers=("domain",), spec_dir=REPO_ROOT / "spec", unit_parsers=None)
-    build_search_index(store, "domain")
-    return store
+    return sample_spec_store(tmp_path_factory, "definitions", (
+        HELDOUT / "LGPL-2.1.txt", HELDOUT / "MPL-1.1.txt", REPO_ROOT / "data" / "documents" / "MPL-2.0.txt"))
 
 
 def test_a_definition_question_gets_the_definition_first(licences: Store) -> None:

@@ -17,7 +17,7 @@ from right_rag_dagster.retrieval.searching.identity import (
 )
 from right_rag_dagster.retrieval.searching.snapshot import clear_cache
 from right_rag_dagster.store import Store
-from tests.retrieval.store_builder import REPO_ROOT, index_documents
+from tests.retrieval.store_builder import REPO_ROOT, index_documents, sample_spec_store
 
 HELDOUT = REPO_ROOT / "tests" / "fixtures" / "heldout" / "documents"
 LICENCES = [HELDOUT / "GPL-2.txt", HELDOUT / "LGPL-2.1.txt", HELDOUT / "MPL-1.1.txt", HELDOUT / "apt.copyright",
@@ -135,15 +135,10 @@ def quoting(tmp_path_factory: pytest.TempPathFactory) -> Store:
     """GPL-2 and GPL-3 beside texts that quote licence names (Debian copyright files, the copyright-format
     specification, whose list of short names says "GPL-2.0+" and "any later version"), cut by the sample
     project's domain chunker."""
-    documents = tmp_path_factory.mktemp("quoting")
-    for path in (HELDOUT / "GPL-2.txt", HELDOUT / "apt.copyright", HELDOUT / "curl.copyright",
-                 REPO_ROOT / "data" / "documents" / "GPL-3.0.txt",
-                 REPO_ROOT / "data" / "documents" / "copyright-format-1.0.html"):
-        shutil.copy(path, documents / path.name)
-    store = Store(tmp_path_factory.mktemp("store") / "right_rag.duckdb")
-    index_documents(documents, store, chunkers=("domain",), spec_dir=REPO_ROOT / "spec", unit_parsers=None)
-    build_search_index(store, "domain")
-    return store
+    return sample_spec_store(tmp_path_factory, "quoting", (
+        HELDOUT / "GPL-2.txt", HELDOUT / "apt.copyright", HELDOUT / "curl.copyright",
+        REPO_ROOT / "data" / "documents" / "GPL-3.0.txt",
+        REPO_ROOT / "data" / "documents" / "copyright-format-1.0.html"))
 
 
 def test_a_passage_that_quotes_a_name_earns_nothing_for_it(quoting: Store) -> None:

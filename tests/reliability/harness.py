@@ -279,6 +279,14 @@ def snapshot(project: Path) -> dict[str, set]:
         return {name: set(con.execute(sql).fetchall()) for name, sql in queries.items()}
 
 
+def sample_project(root: Path) -> Path:
+    """This repository's spec/ and right_rag.toml, with an empty documents folder."""
+    shutil.copytree(REPO / "spec", root / "spec", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "right_rag.toml", root / "right_rag.toml")
+    (root / "data" / "documents").mkdir(parents=True)
+    return root
+
+
 def copy_documents(names: Iterable[str], folder: Path, source: Path = CORPUS) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for name in names:

@@ -37,9 +37,13 @@ logger = logging.getLogger("right_rag_dagster")
 
 DEFAULT_LOCK_TIMEOUT = 120.0
 CHECKPOINT_MEMORY_MB = 512
-"""DuckDB's budget while it folds the write-ahead log into the file (at a commit past ``checkpoint_threshold`` and at
-the end of a run): a checkpoint rewrites the row groups that lost rows, and under the 128 MB budget it failed
-fatally after re-indexing 710 of 7,100 files. Transactions themselves keep the smaller budget."""
+"""DuckDB's budget for a second try at folding the write-ahead log into the file, when the first, under the
+transaction's own budget, failed: a checkpoint rewrites the row groups that lost rows, and under 128 MB one failed
+fatally after re-indexing 710 of 7,100 files. Given up front, DuckDB filled it with cached blocks: the 10x index
+peaked at 2.1x the 1x memory."""
+CHECKPOINT_WAL_BYTES = 64 * 2**20
+"""A write that leaves a longer log folds it into the file right after its commit (DuckDB's own
+``checkpoint_threshold`` is off: its checkpoint inside the commit cannot be tried again with more memory)."""
 DEFAULT_MEMORY_LIMIT = "128MB"
 """DuckDB's buffer pool; it spills to disk beyond it. Uncapped, DuckDB may take 80% of RAM: the 710-document
 index peaked at 741 MB RSS, 615 MB with 256 MB, 490 MB with 128 MB. Raise it with RIGHT_RAG_DUCKDB_MEMORY_LIMIT
@@ -190,10 +194,11 @@ class Store:
         con = self._open(read_only=False, min_memory_mb=min_memory_mb)
         try:
             # Checkpointing rewrites the file; doing it on every short transaction's close cost seconds per
-            # index run. The WAL is folded in by ``checkpoint()`` at the end of a run (or by DuckDB past 64 MB).
+            # index run. The WAL is folded in by ``checkpoint()`` at the end of a run, and after a commit that
+            # leaves it longer than CHECKPOINT_WAL_BYTES (``_fold_log``).
             con.execute("SET enable_progress_bar = false")
             con.execute("PRAGMA disable_checkpoint_on_shutdown")
-            con.execute("SET checkpoint_threshold = '64MB'")
+            con.execute("SET checkpoint_threshold = '1TB'")  # folded after the commit instead (CHECKPOINT_WAL_BYTES)
             # Writers insert in bulk and never rely on the order rows come back in without ORDER BY.
             con.execute("SET preserve_insertion_order = false")
             con.execute("SET threads = 1")  # short transactions of bulk inserts; a thread each would keep arenas
@@ -202,9 +207,6 @@ class Store:
             con.execute("BEGIN TRANSACTION")
             try:
                 yield con
-                if not self.lake and max(megabytes(memory_limit()), min_memory_mb) < CHECKPOINT_MEMORY_MB:
-                    # the commit may checkpoint (past checkpoint_threshold): give it room, never less
-                    con.execute(f"SET memory_limit = '{CHECKPOINT_MEMORY_MB}MiB'")
                 con.execute("COMMIT")
             except duckdb.OutOfMemoryException as exc:
                 _rollback(con)
@@ -218,10 +220,43 @@ class Store:
             except BaseException:
                 _rollback(con)
                 raise
-            if checkpoint:
-                con.execute("CHECKPOINT")
+            if not self.lake and (checkpoint or self.wal_bytes() > CHECKPOINT_WAL_BYTES):
+                con = self._fold_log(con)
         finally:
             con.close()
+
+    def _fold_log(self, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+        """CHECKPOINT on ``con`` under its budget; if that fails, once more on a fresh connection with
+        ``CHECKPOINT_MEMORY_MB``. A failed checkpoint loses nothing: the log holds every committed write, and
+        opening the file again replays it. Returns the connection to close.
+
+        In a session the connection is the file's only one and a fatal error would end it: there the checkpoint
+        gets ``CHECKPOINT_MEMORY_MB`` at once."""
+        if self.path.resolve() in _sessions:
+            if megabytes(memory_limit()) < CHECKPOINT_MEMORY_MB:
+                con.execute(f"SET memory_limit = '{CHECKPOINT_MEMORY_MB}MiB'")
+            con.execute("CHECKPOINT")
+            return con
+        try:
+            con.execute("SET threads = 1")  # one row group in memory at a time
+            con.execute("CHECKPOINT")
+            return con
+        except duckdb.Error as exc:
+            logger.warning("folding the write-ahead log of %s into the file failed under DuckDB's budget (%s); "
+                           "trying again with %d MiB", self.path, str(exc).splitlines()[0], CHECKPOINT_MEMORY_MB)
+        with contextlib.suppress(duckdb.Error):
+            con.close()  # a fatal error invalidated it: the next open starts a new database instance
+        con = self._open(read_only=False, min_memory_mb=CHECKPOINT_MEMORY_MB)
+        try:
+            con.execute("SET threads = 1")
+            con.execute("CHECKPOINT")
+        except duckdb.Error as exc:
+            with contextlib.suppress(duckdb.Error):
+                con.close()
+            if isinstance(exc, duckdb.OutOfMemoryException) or "could not allocate" in str(exc):
+                raise StoreMemoryError(MEMORY_HINT.format(limit=f"{CHECKPOINT_MEMORY_MB} MiB", error=exc)) from exc
+            raise
+        return con
 
     def _lake_cursor(self) -> duckdb.DuckDBPyConnection:
         """A new connection to this process's DuckDB with the lake attached: loading the extensions and
@@ -276,9 +311,9 @@ class Store:
         straight to its catalog and files: nothing to fold."""
         if self.lake or not self.path.exists() or self.wal_bytes() < max(min_wal_bytes, 1):
             return
-        con = self._open(read_only=False, min_memory_mb=CHECKPOINT_MEMORY_MB)
+        con = self._open(read_only=False)
         try:
-            con.execute("CHECKPOINT")
+            con = self._fold_log(con)
         finally:
             con.close()
 

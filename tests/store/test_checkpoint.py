@@ -1,0 +1,77 @@
+"""Folding the write-ahead log into the store file: after a commit that left a long log, and at the end of a run,
+under the transaction's own DuckDB budget first; a checkpoint that fails there (fatally, in DuckDB) is tried again
+with ``CHECKPOINT_MEMORY_MB`` on a fresh connection, and loses nothing (real DuckDB files)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from right_rag_dagster.store import db
+from right_rag_dagster.store.db import Store
+
+ROWS = 200_000
+
+
+def edited_store(path: Path) -> int:
+    """A checkpointed table of clause-like rows, then a seventh of them deleted and 30,000 added, left in the
+    log (as a re-index leaves it). Returns the number of rows."""
+    con = duckdb.connect(str(path))
+    try:
+        con.execute("PRAGMA disable_checkpoint_on_shutdown")
+        con.execute("SET checkpoint_threshold = '1TB'")
+        con.execute(f"CREATE TABLE clauses AS SELECT i, 'clause ' || i || ' of the licence: ' || "
+                    f"repeat('the work may be conveyed ', 8) AS text FROM range({ROWS}) r(i)")
+        con.execute("CHECKPOINT")
+        con.execute("DELETE FROM clauses WHERE i % 7 = 0")
+        con.execute(f"INSERT INTO clauses SELECT i, 'clause ' || i || ' edited' FROM range({ROWS}, {ROWS + 30_000}) r(i)")
+        return con.execute("SELECT count(*) FROM clauses").fetchone()[0]
+    finally:
+        con.close()
+
+
+def wal(path: Path) -> Path:
+    return path.with_name(path.name + ".wal")
+
+
+def test_a_checkpoint_that_fails_under_the_budget_is_tried_again_with_more(tmp_path, monkeypatch, caplog):
+    path = tmp_path / "store.duckdb"
+    rows = edited_store(path)
+    assert wal(path).stat().st_size > 2**20
+    monkeypatch.setenv("RIGHT_RAG_DUCKDB_MEMORY_LIMIT", "2MB")  # too little for this checkpoint: it fails fatally
+    with caplog.at_level(logging.WARNING, logger="right_rag_dagster"):
+        Store(path).checkpoint()
+    assert not wal(path).exists()
+    [warning] = [r.getMessage() for r in caplog.records if "write-ahead log" in r.getMessage()]
+    assert str(path) in warning and f"trying again with {db.CHECKPOINT_MEMORY_MB} MiB" in warning
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        assert con.execute("SELECT count(*), count(*) FILTER (WHERE i % 7 = 0 AND i < ?) FROM clauses",
+                           [ROWS]).fetchone() == (rows, 0)
+    finally:
+        con.close()
+
+
+def test_a_checkpoint_within_the_budget_is_not_tried_twice(tmp_path, caplog):
+    path = tmp_path / "store.duckdb"
+    edited_store(path)
+    with caplog.at_level(logging.WARNING, logger="right_rag_dagster"):
+        Store(path).checkpoint()  # the default 128 MB
+    assert not wal(path).exists() and not caplog.records
+
+
+@pytest.mark.parametrize(("threshold", "folded"), [(2**30, False), (2**20, True)])
+def test_a_write_folds_the_log_after_its_commit_past_the_threshold(tmp_path, monkeypatch, threshold, folded):
+    path = tmp_path / "store.duckdb"
+    store = Store(path)
+    with store.write() as con:
+        con.execute("CREATE TABLE notes (text VARCHAR)")
+    monkeypatch.setattr(db, "CHECKPOINT_WAL_BYTES", threshold)
+    with store.write() as con:  # ~4 MB of log: DuckDB's own threshold (16 MB by default) is off in writes
+        con.execute("INSERT INTO notes SELECT 'note ' || i || repeat(' text', 8) FROM range(100000) r(i)")
+    assert wal(path).exists() != folded
+    with store.read() as con:
+        assert con.execute("SELECT count(*) FROM notes").fetchone() == (100_000,)

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import logging
+import signal
+import subprocess
+import sys
+import time
 
 from right_rag_dagster.store import Store
 from right_rag_dagster.store import compaction
+from tests.conftest import REPO_ROOT
 
 
 def _store_with_free_blocks(tmp_path) -> Store:
@@ -102,3 +107,30 @@ def test_a_copy_out_of_its_first_budget_is_tried_again_with_the_larger_one(tmp_p
     monkeypatch.setattr(Store, "copy_and_swap", first_fails)
     before, after = store.compact(min_bytes=0)
     assert budgets == [compaction.MEMORY_MB, compaction.RETRY_MEMORY_MB] and after < before / 2
+
+
+def test_a_compaction_killed_mid_copy_leaves_the_store_as_it_was_and_the_next_one_completes(tmp_path):
+    """``kill -9`` of a real process while it copies the store into ``.compacting``: the store file is only
+    replaced once the copy is whole, so the store still serves every row, and the next compaction starts over."""
+    store = Store(tmp_path / "store.duckdb")
+    with store.write() as con:
+        con.execute(f"CREATE TABLE bulk AS SELECT i, {_CLAUSE.format(x='i')} AS text FROM range(50000) t(i)")
+    store.checkpoint()
+    before = _rows(store)
+    fresh = tmp_path / "store.duckdb.compacting"
+    copying = subprocess.Popen([sys.executable, "-c", "import sys\nfrom right_rag_dagster.store import Store\n"
+                                "Store(sys.argv[1]).copy_and_swap(64)", str(store.path)], cwd=REPO_ROOT)
+    try:
+        deadline = time.monotonic() + 120
+        while not (fresh.exists() and fresh.stat().st_size > 2**20):
+            assert copying.poll() is None, "the copy ended before it could be killed: make the table larger"
+            assert time.monotonic() < deadline, "the copy never started"
+            time.sleep(0.005)
+        copying.send_signal(signal.SIGKILL)
+    finally:
+        copying.kill()
+        copying.wait()
+    assert fresh.exists()  # the half-written copy is left behind; the store file was never replaced
+    assert _rows(store) == before
+    store.copy_and_swap(64)
+    assert not fresh.exists() and _rows(store) == before

@@ -21,6 +21,7 @@ from right_rag_dagster.retrieval import (
 )
 from right_rag_dagster.retrieval.indexed_text import indexed_text
 from right_rag_dagster.retrieval.searching.fusion import RRF_K
+from right_rag_dagster.retrieval.searching.snapshot import clear_cache
 from right_rag_dagster.retrieval.searching.retrievers import DENSE_WEIGHT
 from right_rag_dagster.store import Store
 from tests.retrieval.store_builder import REPO_ROOT, copy_store, index_documents
@@ -133,6 +134,11 @@ def test_hnsw_index_is_used_when_large_and_agrees_with_the_exact_scan(own_dense_
     filtered = search(store, text, chunker="default", retriever="dense", k=3, embedder=EMBEDDER,
                       filters={"document": "GPL-3.0.txt"})
     assert len(filtered) == 3 and {h.document_id for h in filtered} == {"GPL-3.0.txt"}
+    store.copy_and_swap(64)  # compaction copies the schema first, then the rows: the HNSW index is rebuilt whole
+    clear_cache()
+    assert search(store, text, chunker="default", retriever="dense", k=3, embedder=EMBEDDER) == with_hnsw
+    with store.read() as con:
+        assert con.execute("SELECT count(*) FROM duckdb_indexes() WHERE sql ILIKE '%USING HNSW%'").fetchone() == (1,)
 
 
 @pytest.mark.slow

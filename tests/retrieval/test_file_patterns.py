@@ -27,6 +27,8 @@ def test_the_stanza_whose_patterns_the_question_covers_best_wins() -> None:
     items = [("one file", _stanza(["src/ALAC/shift.h"])), ("directory", _stanza(["src/ALAC/*"])),
              ("all", _stanza(["*"]))]
     assert _rank("Who owns the copyright of libsndfile's ALAC code?", items)[0] == "directory"
+    gsm = [("gsm", _stanza(["src/GSM610/*"])), ("all", _stanza(["*"]))]
+    assert _rank("On what condition may I use the GSM 6.10 code bundled in libsndfile?", gsm)[0] == "gsm"
     waf = [("waf", _stanza(["third_party/waf/waflib/Tools/clang.py"])), ("tools", _stanza(["tools/*"]))]
     assert _rank("Which licence covers the source of tdb's command-line tools?", waf)[0] == "tools"
 

@@ -15,12 +15,14 @@ the order of that document's stanzas at the top changes: a question about anythi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from .bm25 import query_terms
 
 STANZA_TYPES = frozenset({"files_stanza", "files_section"})
+_SEPARATE = re.compile(r"[/*.]|(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])")
 
 T = TypeVar("T")
 
@@ -30,7 +32,13 @@ def pattern_terms(attributes: dict[str, Any]) -> frozenset[str] | None:
     patterns = attributes.get("files")
     if attributes.get("unit_type") not in STANZA_TYPES or not isinstance(patterns, list) or not patterns or attributes.get("files_count"):
         return None
-    return frozenset(query_terms(" ".join(str(p).replace("/", " ").replace("*", " ") for p in patterns)))
+    return frozenset(_terms(" ".join(str(p) for p in patterns)))
+
+
+def _terms(text: str) -> list[str]:
+    """BM25 stems of ``text`` with path parts, extensions, letters and digits apart (``src/GSM610/*`` is said
+    "GSM 6.10", ``hangman.py`` "hangman.py")."""
+    return query_terms(_SEPARATE.sub(" ", text))
 
 
 def reorder(items: Sequence[T], question: str, document_of: Callable[[T], str],
@@ -41,7 +49,7 @@ def reorder(items: Sequence[T], question: str, document_of: Callable[[T], str],
     if not items or terms_of(items[0]) is None:
         return list(items)
     document = document_of(items[0])
-    asked = set(query_terms(question)) - set(query_terms(name_of(document) or ""))
+    asked = set(_terms(question)) - set(_terms(name_of(document) or ""))
     stanzas = [(i, terms) for i, item in enumerate(items)
                if document_of(item) == document and (terms := terms_of(item)) is not None]
 

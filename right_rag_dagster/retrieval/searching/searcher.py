@@ -19,7 +19,7 @@ from .cold import cold_bm25
 from .definitions import asks_for_definition, defined_term
 from .definitions import reorder as reorder_definitions
 from .expand import expand_to_units
-from .file_patterns import STANZA_TYPES, pattern_terms
+from .file_patterns import FILES_ATTRIBUTE, pattern_terms
 from .file_patterns import reorder as reorder_stanzas
 from .filters import filter_mask
 from .identity import (
@@ -128,10 +128,10 @@ def _defining_candidate(candidate: Candidate, score: float, term: str) -> Candid
 
 
 def _pattern_terms(chunks: ChunkTable, candidate: Candidate) -> frozenset[str] | None:
-    row = chunks.rows[chunks.row_of[candidate.chunk_id]]
-    if row[11] not in STANZA_TYPES:
+    attributes = chunks.rows[chunks.row_of[candidate.chunk_id]][13]
+    if not attributes or f'"{FILES_ATTRIBUTE}"' not in attributes:  # most chunks: no JSON to read
         return None
-    return pattern_terms(json.loads(row[13] or "{}"))
+    return pattern_terms(json.loads(attributes))
 
 
 def _stanza_candidate(candidate: Candidate, score: float) -> Candidate:

@@ -33,6 +33,9 @@ _LICENSE_SPLIT = re.compile(r"\s*(?:\bor\b|\band\b|,)\s*", re.I)
 _STATEMENT = re.compile(r"^[ \t]*(?:Copyright\b|\(C\)|©)", re.I)
 _LABEL = re.compile(r"^(?P<label>[A-Z][\w ()/',-]{1,50}):[ \t]*$")
 _RULE = re.compile(r"^[ \t]*[-=*_#]{5,}[ \t]*$")
+_PATH = r"[\w.*?{}\[\]+-]*(?:/|\*|\.\w{1,4}\b)[\w./*?{}\[\]+-]*"
+_FILES_LABEL = re.compile(rf"^(?P<label>{_PATH}(?:,?[ \t]+{_PATH})*):[ \t]*$")
+"""A line naming files before their notice in a free-form file (``cairo/*.c:``, ``examples/gtk/hangman.py:``)."""
 _COMMON_LICENSES = re.compile(r"/usr/share/common-licenses/(?P<name>[\w.+-]*\w)")
 _NAMED_LICENCES = [(re.compile(p, re.I), name) for p, name in [
     (r"GNU (?:Lesser|Library) General Public License", "LGPL"), (r"GNU General Public License", "GPL"),
@@ -170,17 +173,41 @@ def _free_form(document: Document, parser: str) -> list[ParsedUnit]:
     package = Path(document.id).name.removesuffix(".copyright")
     info = H.DocumentInfo(title=f"Debian copyright file of {package}", label=f"{package} copyright", parser=parser)
     groups: list[list[tuple[int, int]]] = []
-    for block in H.paragraphs(text, 0, len(text)):
+    in_files = False  # inside a files_section, its copyright statements are part of it
+    for block in _blocks(text):
         first_line = text[block[0]:text.find("\n", block[0]) if "\n" in text[block[0]:block[1]] else block[1]]
-        starts = _STATEMENT.match(first_line) or _LABEL.match(first_line.strip()) or _RULE.match(first_line)
+        files = _files_label(first_line)
+        statement = _STATEMENT.match(first_line) and not in_files
+        starts = files or statement or _LABEL.match(first_line.strip()) or _RULE.match(first_line)
         after_label = groups and len(groups[-1]) == 1 and _LABEL.match(text[slice(*groups[-1][0])])  # 'Copyright:'
-        if (starts and not after_label) or not groups:
+        if (starts and (files or not after_label)) or not groups:
             groups.append([block])
+            in_files = bool(files)
         else:
             groups[-1].append(block)
     seen: dict[str, int] = {}
     nodes = [_group_node(text, group, index, seen) for index, group in enumerate(groups)]
     return [H.to_parsed(document, info, node) for node in nodes]
+
+
+def _files_label(line: str) -> re.Match[str] | None:
+    """``line`` names files (``src/*.c:``); a capitalised label that merely has a slash ("Copyright/License:") does not."""
+    line = line.strip()
+    return None if _LABEL.match(line) else _FILES_LABEL.match(line)
+
+
+def _blocks(text: str) -> list[tuple[int, int]]:
+    """Blank-line separated blocks, each also cut before a line naming files (which opens a section of its own)."""
+    blocks = []
+    for start, end in H.paragraphs(text, 0, len(text)):
+        cut, position = start, start
+        for line in text[start:end].split("\n"):
+            if position > cut and _files_label(line):
+                blocks.append(H.trim(text, cut, position))
+                cut = position
+            position += len(line) + 1
+        blocks.append(H.trim(text, cut, end))
+    return blocks
 
 
 def _group_node(text: str, group: list[tuple[int, int]], index: int, seen: dict[str, int]):
@@ -196,7 +223,11 @@ def _group_node(text: str, group: list[tuple[int, int]], index: int, seen: dict[
         attributes["license_names"] = names
     if holders:
         attributes["copyright_holders"] = holders[:50]
-    if label:
+    files = _files_label(first_line)
+    if files:
+        unit_type, topic = "files_section", files.group("label")
+        attributes["files"] = files.group("label").replace(",", " ").split()[:MAX_FILE_PATTERNS]
+    elif label:
         unit_type, topic = "labelled_section", label.group("label")
     elif index == 0 and not _STATEMENT.match(first_line):
         unit_type, topic = "packaging_note", "Packaging note"

@@ -1,6 +1,7 @@
 """Licences and contracts in plain text (GPL, LGPL, AGPL, Apache, MPL, CC0, ...): numbered sections and clauses.
 
-Accepts a plain-text document whose first lines carry a licence title and that is not a Debian copyright file.
+Accepts a plain-text document (or a web page converted to Markdown without ``#`` headings, whose numbered
+headings are bold lines) whose first lines carry a licence title and that is not a Debian copyright file.
 Tree: title notice, preamble, the TERMS AND CONDITIONS block with its numbered sections (``0.``, ``1.1.``),
 their clauses (``a)``, ``(b)``, nested by indentation), definitions with the defined term, and the appendices
 after the terms. A licence without at least three numbered sections is rejected with the reason.
@@ -29,7 +30,9 @@ _CLAUSE = re.compile(  # (a) (iv) (1) a) 1) a. iv.
     r"^(?P<lead>[ \t]*)(?P<marker>\((?:[a-z]|[ivx]{1,5}|\d{1,2})\)|(?:[a-z]|\d{1,2})\)|(?:[a-z]|[ivx]{1,5})\.)[ \t]+")
 _SEPARATOR = re.compile(r"\n(?:[ \t*]*\n)+")  # blank lines and box-drawing lines of asterisks
 _DECORATION = re.compile(r"^[\s*=\-_~#]*$")
+_CAPS_WORD = re.compile(r"\b[A-Z]{2,}\b")
 _APPENDIX_WORD = re.compile(r"^(APPENDIX|ADDENDUM|EXHIBIT|HOW TO|SCHEDULE|ANNEX)\b", re.I)
+_MARKDOWN_HEADING = re.compile(r"^#{1,6}[ \t]+\S", re.M)
 _NOTICE_START = re.compile(r"^(Copyright|Everyone|Version|https?:|<|\(C\)|©)", re.I)
 _SMALL_WORDS = {"of", "and", "the", "to", "for", "a", "an", "in", "on", "or", "with", "by", "from", "not", "as"}
 
@@ -52,7 +55,7 @@ class LicenceParser(UnitParser):
         return "licence"
 
     def parser_can_handle_document(self, document: Document) -> bool:
-        if document.page_starts or document.metadata.get("format", "text") != "text":
+        if document.page_starts or not _plain_or_flat_markdown(document):
             return False
         if _is_copyright_file_name(document.id):
             return False
@@ -83,6 +86,14 @@ class LicenceParser(UnitParser):
             nodes.extend(sections)
         nodes.extend(_appendices(text, body_end))
         return [H.to_parsed(document, info, node) for node in nodes]
+
+
+def _plain_or_flat_markdown(document: Document) -> bool:
+    """Plain text, or a web page converted to Markdown without ``#`` headings (a Word-exported licence page bolds
+    its numbered headings: ``**1. DEFINITIONS**``); with ``#`` headings the markdown-spec parser takes it."""
+    if document.metadata.get("format", "text") == "text":
+        return True
+    return document.metadata.get("converted_by") == "docling-markdown" and not _MARKDOWN_HEADING.search(document.text)
 
 
 def _is_copyright_file_name(document_id: str) -> bool:
@@ -280,8 +291,11 @@ def _appendices(text: str, start: int) -> list:
         before = text[slice(*lines[index - 1])].strip() if index else ""
         after = text[slice(*lines[index + 1])].strip() if index + 1 < len(lines) else ""
         underlined = len(after) >= 3 and set(after) <= set("-=~")
-        centred = text[s:e].startswith(" " * 8) and not after and not line.endswith((".", ",", ";", ":"))
-        if line and not before and len(line) <= 80 and (underlined or _APPENDIX_WORD.match(line) or centred):
+        alone = not after and not line.endswith((".", ",", ";", ":"))
+        centred = text[s:e].startswith(" " * 8) and alone
+        capitals = alone and line.upper() == line and len(_CAPS_WORD.findall(line)) >= 2  # '"CLASSPATH" EXCEPTION'
+        if line and not before and len(line) <= 80 and (underlined or _APPENDIX_WORD.match(line) or centred
+                                                         or capitals):
             marks.append((s, line.rstrip(".")))
     remaining = H.trim(text, start, len(text))
     if remaining[1] <= remaining[0]:

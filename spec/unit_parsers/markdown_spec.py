@@ -21,6 +21,8 @@ from right_rag_dagster.errors import DocumentRejected
 H = load_helper(__file__, "_shared.py")
 
 MIN_SECTIONS = 3
+CHROME_CHARS = 200
+"""At most this many characters between two ``#`` headings when the first is a site's name, not the title."""
 _HEADING = re.compile(r"^(?P<hashes>#{1,6})[ \t]+(?P<text>\S.*?)[ \t#]*$", re.M)
 _NUMBERED = re.compile(r"^(?:(?:Chapter|Appendix)[ \t\u00a0]+)?(?P<num>\d+(?:\.\d+)*)\.?[ \t\u00a0]+(?P<title>\S.*)$")
 _TOC_LINE = re.compile(r"^[ \t]*[-*+][ \t]+\[.*\]\(#[^)]*\)")
@@ -50,19 +52,34 @@ class MarkdownSpecParser(UnitParser):
     def parse_document(self, document: Document) -> Iterable[ParsedUnit]:
         text = document.text
         headings = [m for m in _HEADING.finditer(text)]
+        first = _title_index(headings)
         numbered = [(m, _NUMBERED.match(_plain(m.group("text")))) for m in headings]
         numbered = [(m, n) for m, n in numbered if n]
         if len(numbered) < MIN_SECTIONS:
-            numbered = _by_level(headings[1:])
+            numbered = _by_level(headings[first + 1:])
         if len(numbered) < MIN_SECTIONS:
             raise DocumentRejected(document.id, f"Markdown with {len(numbered)} headings after its title (need "
                                                 f"{MIN_SECTIONS}, like '## 1. Introduction'); no section structure")
-        title = _plain(headings[0].group("text"))
+        title = _plain(headings[first].group("text"))
         version = _VERSION.search(text, 0, numbered[0][0].start())
         info = H.DocumentInfo(title=title, label=f"{title}, {version.group(0)}" if version else title,
                               parser=self.parser_name)
         nodes = _front_matter(text, numbered[0][0].start()) + _sections(text, numbered)
         return [H.to_parsed(document, info, node) for node in nodes]
+
+
+def _title_index(headings: list[re.Match[str]]) -> int:
+    """The title heading: the first ``#`` heading, or the last of a run of them (a web page converted to Markdown
+    opens with its site's chrome: "## Keyboard shortcuts", "# The rustc book", then the page's "# Target Tier
+    Policy", less than ``CHROME_CHARS`` after the book's); without ``#`` headings, the first heading."""
+    levels = [len(m.group("hashes")) for m in headings]
+    if 1 not in levels:
+        return 0
+    index = levels.index(1)
+    while (index + 1 < len(levels) and levels[index + 1] == 1
+           and headings[index + 1].start() - headings[index].end() <= CHROME_CHARS):
+        index += 1
+    return index
 
 
 def _by_level(headings: list[re.Match[str]]) -> list[tuple[re.Match[str], re.Match[str]]]:

@@ -162,3 +162,14 @@ def test_a_text_that_opens_with_a_sentence_is_titled_by_a_line_that_shares_the_f
             "Navigation\n\n* Debian_Python_Policy_0.12.0.0_documentation »\n\nAbstract¶\n")
     assert document_names("python-policy.txt", head).title == "Debian Python Policy 0.12.0.0 documentation"
     assert document_names("notes.txt", head).title == "Navigation"     # no line shares a word: the first title-like
+
+
+def test_the_names_an_answer_is_grounded_on_include_a_possessive_name_without_its_s(monkeypatch) -> None:
+    """``libtdb1.copyright`` is tdb's (its Upstream-Name): "tdb" is a word of what the document is about, so an
+    extractive answer to "Which licence covers tdb's tools?" counts it as covered."""
+    from right_rag_dagster.retrieval.searching import identity
+
+    path = REPO_ROOT / "tests" / "fixtures" / "heldout3" / "documents" / "libtdb1.copyright"
+    names = document_names(path.name, path.read_text(encoding="utf-8"))
+    monkeypatch.setattr(identity, "store_names", lambda store: (names,))
+    assert "tdb" in identity.document_names_of(None, path.name).split()

@@ -102,3 +102,17 @@ def test_scale_corpus_every_file_parsed_faithfully(spec_registry) -> None:
             free_form += 1
     print(f"scale corpus: {stanzas} machine-readable files parsed into stanzas, {free_form} free-form files")
     assert stanzas + free_form == len(list(SCALE_DIR.glob("*.copyright"))) and stanzas > 400 and free_form > 200
+
+
+def test_free_form_file_names_its_files_before_their_notices(parse) -> None:
+    """``cairo/*.c:`` and ``examples/gtk/hangman.py:`` open sections holding their statements and terms, as a
+    Files stanza would (their copyright lines do not start notices of their own)."""
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "heldout3" / "documents" / "python3-cairo.copyright"
+    document, units = parse("debian-copyright", path)
+    check_tree(document, units)
+    sections = {u.topic: u for u in units if u.attributes["unit_type"] == "files_section"}
+    assert list(sections) == ["cairo/*.c", "examples/gtk/hangman.py"]
+    assert sections["cairo/*.c"].attributes["files"] == ["cairo/*.c"]
+    assert "Mozilla" in sections["cairo/*.c"].raw_text and "James Henstridge" in sections["cairo/*.c"].raw_text
+    assert "Copyright 2004 Kevin Worth" in sections["examples/gtk/hangman.py"].raw_text
+    assert not any(u.topic == "Copyright/License" for u in units)

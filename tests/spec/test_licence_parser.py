@@ -9,7 +9,7 @@ import pytest
 
 from right_rag_dagster.core.coverage import compute_coverage
 from right_rag_dagster.core.model import Document
-from right_rag_dagster.core.units import walk_units
+from right_rag_dagster.core.units import build_units, walk_units
 from right_rag_dagster.errors import DocumentRejected
 
 from .conftest import REPO_ROOT
@@ -122,3 +122,29 @@ def test_a_paragraph_that_opens_with_a_condition_uses_a_term_and_does_not_define
     terms = [u.attributes.get("defined_term") for u in walk_units(units) if u.attributes.get("unit_type") == "definition"]
     assert terms.count("work that uses the Library") == 1     # section 5 defines it; "When a ... uses" does not
     assert {"library", "Source code"} <= set(terms)
+
+
+def test_a_licence_web_page_with_bold_numbered_headings_is_a_licence(spec_registry) -> None:
+    """A Word-exported licence page (EPL-1.0) converts to Markdown without ``#`` headings: its sections are bold
+    lines, ``**1. DEFINITIONS**``. With ``#`` headings the markdown-spec parser takes the page instead."""
+    parser = spec_registry.create("unit_parsers", "licence")
+    body = "".join(f"**{n}. {title}**\n\nText of section {n}.\n\n" for n, title in
+                   enumerate(["DEFINITIONS", "GRANT OF RIGHTS", "REQUIREMENTS"], start=1))
+    page = Document("EPL-1.0.html", "**Eclipse Public License - v 1.0**\n\nTHE ACCOMPANYING PROGRAM.\n\n" + body,
+                    metadata={"format": "html", "converted_by": "docling-markdown"})
+    assert parser.parser_can_handle_document(page)
+    units = build_units(page, parser.parse_document(page), "licence")
+    assert [u.topic for u in units if u.attributes["unit_type"] == "section"][:3] == [
+        "1. DEFINITIONS", "2. GRANT OF RIGHTS", "3. REQUIREMENTS"]
+    headed = Document("spec.html", "# A License Policy\n\n" + body, metadata=page.metadata)
+    assert not parser.parser_can_handle_document(headed)
+
+
+def test_a_capitalised_exception_after_the_terms_is_its_own_appendix(parse) -> None:
+    """OpenJDK's GPL-2 is followed by '"CLASSPATH" EXCEPTION TO THE GPL', a block of its own."""
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "heldout3" / "documents" / "openjdk-LICENSE.txt"
+    _, units = parse("licence", path)
+    appendices = [u for u in units if u.attributes["unit_type"] == "appendix"]
+    assert [u.topic for u in appendices] == ["How to Apply These Terms to Your New Programs",
+                                             '"CLASSPATH" EXCEPTION TO THE GPL']
+    assert "you are not obligated to do so" in appendices[1].raw_text

@@ -21,3 +21,12 @@ def test_a_sphinx_text_export_is_titled_by_the_line_that_names_it(parse) -> None
 def test_a_text_opening_with_its_title_keeps_it(parse) -> None:
     _, units = parse("text-manual", HELDOUT2 / "dpkg-rootless-builds.txt")
     assert units[0].attributes["document_title"] == "Supporting rootless builds"
+
+
+HELDOUT3 = REPO_ROOT / "tests" / "fixtures" / "heldout3" / "documents"
+
+
+def test_a_web_page_is_titled_by_its_own_heading_not_its_sites_chrome(parse) -> None:
+    """mdBook pages open with "## Keyboard shortcuts" (a help pop-up) and "# The rustc book" (the site)."""
+    _, units = parse("markdown-spec", HELDOUT3 / "target-tier-policy.html")
+    assert units[0].attributes["document_title"] == "Target Tier Policy"

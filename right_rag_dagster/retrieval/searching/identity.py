@@ -59,11 +59,13 @@ def store_names(store: Store) -> tuple[DocumentNames, ...]:
 
 
 def document_names_of(store: Store, document_id: str) -> str:
-    """A document's title line and names as one text (its id when the store does not hold it)."""
+    """A document's title line and names as one text (its id when the store does not hold it); a name that counts
+    only in the possessive ("tdb's") is given without it (``tdb``): the document is what that word names."""
     found = next((d for d in store_names(store) if d.document_id == document_id), None)
     if found is None:
         return document_id
-    return " ".join([found.title, *(" ".join(name) for name in sorted(found.names) if name[-1] != POSSESSIVE)])
+    names = dict.fromkeys(" ".join(name[:-1] if name[-1] == POSSESSIVE else name) for name in sorted(found.names))
+    return " ".join([found.title, *names])
 
 
 _WORD = re.compile(r"[^\W_]+(?:\.\d+)*")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from typing import Any
 
@@ -18,6 +19,8 @@ from .cold import cold_bm25
 from .definitions import asks_for_definition, defined_term
 from .definitions import reorder as reorder_definitions
 from .expand import expand_to_units
+from .file_patterns import FILES_ATTRIBUTE, pattern_terms
+from .file_patterns import reorder as reorder_stanzas
 from .filters import filter_mask
 from .identity import (
     DEPTH,
@@ -54,7 +57,10 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
             and not quoted and not defining)
     if cold and first_search(store, chunker):
         hits = cold_bm25(store, query, chunker, max(k, DEPTH) if named else k)
-        return _renumber(reorder(hits, named, identity, _hit_document, _hit_score, _named_hit)[:k])
+        hits = reorder(hits, named, identity, _hit_document, _hit_score, _named_hit)
+        hits = reorder_stanzas(hits, query, _hit_document, lambda h: pattern_terms(h.attributes), _hit_score,
+                               _stanza_hit, named.get)
+        return _renumber(hits[:k])
     index = open_index(store, chunker)
     if not len(index.chunks):
         return []
@@ -76,6 +82,8 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
     if defining:
         live = reorder_definitions(live, query, lambda c: _defined_term(index.chunks, c), lambda c: c.score,
                                    _defining_candidate, lambda c: _place(index.chunks, c))
+    live = reorder_stanzas(live, query, lambda c: rows[index.chunks.row_of[c.chunk_id]][1],
+                           lambda c: _pattern_terms(index.chunks, c), lambda c: c.score, _stanza_candidate, named.get)
     hits = [index.chunks.hit(c, rank, name) for rank, c in enumerate(live[:fetch], start=1)]
     return expand_to_units(store, hits)[:k] if expand else hits
 
@@ -117,6 +125,21 @@ def _place(chunks: ChunkTable, candidate: Candidate) -> tuple[str, int]:
 
 def _defining_candidate(candidate: Candidate, score: float, term: str) -> Candidate:
     return Candidate(candidate.chunk_id, score, {**candidate.details, "defines": term})
+
+
+def _pattern_terms(chunks: ChunkTable, candidate: Candidate) -> frozenset[str] | None:
+    attributes = chunks.rows[chunks.row_of[candidate.chunk_id]][13]
+    if not attributes or f'"{FILES_ATTRIBUTE}"' not in attributes:  # most chunks: no JSON to read
+        return None
+    return pattern_terms(json.loads(attributes))
+
+
+def _stanza_candidate(candidate: Candidate, score: float) -> Candidate:
+    return Candidate(candidate.chunk_id, score, {**candidate.details, "files_fit": True})
+
+
+def _stanza_hit(hit: Hit, score: float) -> Hit:
+    return replace(hit, score=score, details={**hit.details, "files_fit": True})
 
 
 def _renumber(hits: list[Hit]) -> list[Hit]:

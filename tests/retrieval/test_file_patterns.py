@@ -1,0 +1,40 @@
+"""Copyright stanzas ordered by their file patterns (``retrieval.searching.file_patterns``)."""
+
+from __future__ import annotations
+
+from right_rag_dagster.retrieval.searching.file_patterns import pattern_terms, reorder
+
+
+def _stanza(files: list[str]) -> dict:
+    return {"unit_type": "files_stanza", "files": files}
+
+
+def _rank(question: str, items: list[tuple[str, dict | None]], name: str | None = None) -> list[str]:
+    """Items are (label, attributes or None for a passage that is no stanza), all of one document, best first."""
+    scored = [(label, attributes, 10.0 - i) for i, (label, attributes) in enumerate(items)]
+    out = reorder(scored, question, lambda _: "pkg.copyright",
+                  lambda item: pattern_terms(item[1]) if item[1] else None, lambda item: item[2],
+                  lambda item, score: (item[0], item[1], score), lambda _: name)
+    return [label for label, _, _ in out]
+
+
+def test_a_question_about_the_package_gets_the_stanza_for_every_file() -> None:
+    items = [("tests", _stanza(["debian/tests/readogg.c"])), ("header", None), ("all", _stanza(["*"]))]
+    assert _rank("What licence is libogg released under?", items, "libogg") == ["all", "tests", "header"]
+
+
+def test_the_stanza_whose_patterns_the_question_covers_best_wins() -> None:
+    items = [("one file", _stanza(["src/ALAC/shift.h"])), ("directory", _stanza(["src/ALAC/*"])),
+             ("all", _stanza(["*"]))]
+    assert _rank("Who owns the copyright of libsndfile's ALAC code?", items)[0] == "directory"
+    gsm = [("gsm", _stanza(["src/GSM610/*"])), ("all", _stanza(["*"]))]
+    assert _rank("On what condition may I use the GSM 6.10 code bundled in libsndfile?", gsm)[0] == "gsm"
+    waf = [("waf", _stanza(["third_party/waf/waflib/Tools/clang.py"])), ("tools", _stanza(["tools/*"]))]
+    assert _rank("Which licence covers the source of tdb's command-line tools?", waf)[0] == "tools"
+
+
+def test_nothing_moves_when_the_first_candidate_is_no_stanza_or_already_fits() -> None:
+    items = [("licence text", None), ("all", _stanza(["*"]))]
+    assert _rank("What does the BSD licence require?", items) == ["licence text", "all"]
+    exact = [("signames", _stanza(["src/mksignames.c"])), ("all", _stanza(["*"]))]
+    assert _rank("Why is dash's src/mksignames.c under GPL-2+?", exact) == ["signames", "all"]

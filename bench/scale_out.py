@@ -15,7 +15,9 @@ start to its last run's end (Dagster's run records), and CPU (summed) and peak R
 from the runs' tags); the refresh's wall time
 is the refresh run's (one writer: from its last document materialization to the run's end). It checks that a query's
 hits are the same chunks with the same scores on every configuration, walks the lineage of the first hit,
-and ends with ``speedup 2 writers vs 1: X.XXx`` (full index: writers plus refresh).
+and ends with ``speedup 2 writers vs 1: X.XXx`` (full index: writers plus refresh). Each DuckLake row also shows the
+PostgreSQL server's CPU meanwhile (``LocalPostgres.cpu_seconds``: the catalog's and Dagster's storage, which the
+command's own CPU does not include), the cores both kept busy, and the load average when the row started.
 """
 
 from __future__ import annotations

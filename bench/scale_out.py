@@ -15,7 +15,9 @@ start to its last run's end (Dagster's run records), and CPU (summed) and peak R
 from the runs' tags); the refresh's wall time
 is the refresh run's (one writer: from its last document materialization to the run's end). It checks that a query's
 hits are the same chunks with the same scores on every configuration, walks the lineage of the first hit,
-and ends with ``speedup 2 writers vs 1: X.XXx`` (full index: writers plus refresh).
+and ends with ``speedup 2 writers vs 1: X.XXx`` (full index: writers plus refresh). Each DuckLake row also shows the
+PostgreSQL server's CPU meanwhile (``LocalPostgres.cpu_seconds``: the catalog's and Dagster's storage, which the
+command's own CPU does not include), the cores both kept busy, and the load average when the row started.
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ class Row:
     refresh: Measurement
     wall: float  # the whole right-rag index: writers (at once) plus refresh
     whole: Measurement | None = None  # the whole command (its process tree), when writers are its runs
+    server_cpu: float | None = None  # the PostgreSQL server's CPU seconds meanwhile (not in ``cpu``)
+    load: float = 0.0  # 1-minute load average when the row started
 
     @property
     def cpu(self) -> float:
@@ -95,7 +99,8 @@ def embedded(work: Path, corpus: Path, logs: Path, env: dict[str, str]) -> tuple
     home_env = {**env, "DAGSTER_HOME": str(project / ".dagster")}
     (index,) = run_all([[RIGHT_RAG, "--project", str(project), "index", "--quiet", "--allow-rejections"]],
                        project, logs, "embedded-index", home_env)
-    return Row("embedded DuckDB, 1 writer (right-rag index)", [index], index, index.wall_seconds), project
+    return Row("embedded DuckDB, 1 writer (right-rag index)", [index], index, index.wall_seconds,
+               load=index.load_before), project
 
 
 def lake(work: Path, corpus: Path, logs: Path, env: dict[str, str], server: LocalPostgres, writers: int
@@ -107,11 +112,13 @@ def lake(work: Path, corpus: Path, logs: Path, env: dict[str, str], server: Loca
     home = work / f"dagster-home-{writers}"
     write_postgres_dagster_home(home, writers)
     pg_env = {**env, "DAGSTER_HOME": str(home), URL_ENV: server.url(dagster)}
+    server_before = server.cpu_seconds()
     (index,) = run_all([[RIGHT_RAG, "--project", str(project), "index", "--quiet", "--allow-rejections",
                          "--writers", str(writers)]], project, logs, f"lake{writers}-index", pg_env)
+    server_cpu = server.cpu_seconds() - server_before
     runs, refresh = dagster_runs(home, pg_env, index)
     return Row(f"DuckLake on PostgreSQL, {writers} writer{'s' if writers > 1 else ''}", runs, refresh,
-               index.wall_seconds, index), project
+               index.wall_seconds, index, server_cpu, index.load_before), project
 
 
 def dagster_runs(home: Path, env: dict[str, str], index: Measurement) -> tuple[list[Measurement], Measurement]:
@@ -189,13 +196,19 @@ def lineage(project: Path, chunk_id: str, env: dict[str, str]) -> str:
 
 
 def table(rows: list[Row]) -> str:
-    head = (f"{'configuration':<44} {'wall s':>8} {'CPU s':>8} {'writers: wall s / CPU s / peak RSS MB':<46} "
-            f"{'refresh s':>9}")
+    """One line per configuration. "CPU s" is the command's process tree; "PG CPU s" the PostgreSQL server's
+    (postmaster and backends) meanwhile, which the command's tree does not include; "cores" is both over the
+    wall time: how much of the machine the configuration kept busy."""
+    head = (f"{'configuration':<44} {'wall s':>8} {'CPU s':>8} {'PG CPU s':>8} {'cores':>5} "
+            f"{'writers: wall s / CPU s / peak RSS MB':<46} {'refresh s':>9} {'load':>5}")
     lines = [head, "-" * len(head)]
     for row in rows:
         writers = ", ".join(f"{m.wall_seconds:.1f}/{m.cpu_seconds:.1f}/{m.peak_rss_mb:.0f}" for m in row.writers)
         refresh = "-" if row.refresh is row.writers[0] else f"{row.refresh.wall_seconds:.1f}"
-        lines.append(f"{row.name:<44} {row.wall:>8.1f} {row.cpu:>8.1f} {writers:<46} {refresh:>9}")
+        server = "-" if row.server_cpu is None else f"{row.server_cpu:.1f}"
+        cores = (row.cpu + (row.server_cpu or 0.0)) / row.wall if row.wall else 0.0
+        lines.append(f"{row.name:<44} {row.wall:>8.1f} {row.cpu:>8.1f} {server:>8} {cores:>5.2f} {writers:<46} "
+                     f"{refresh:>9} {row.load:>5.1f}")
     return "\n".join(lines)
 
 
@@ -203,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=Path("/work/shared/corpus/scale"))
     parser.add_argument("--keep", action="store_true", help="keep the projects and logs (their folder is printed)")
+    parser.add_argument("--skip-embedded", action="store_true",
+                        help="only the two DuckLake rows (quick A/B; the query is compared between them)")
     args = parser.parse_args(argv)
     corpus = args.corpus.resolve()
     if not corpus.is_dir():
@@ -219,9 +234,10 @@ def main(argv: list[str] | None = None) -> int:
               f"({sum(1 for p in corpus.iterdir() if p.is_file())} files); {os.cpu_count()} CPUs, "
               f"load {os.getloadavg()[0]:.1f}", flush=True)
         rows, projects = [], []
-        row, project = embedded(work, corpus, logs, env)
-        rows.append(row), projects.append((project, env))
-        print(f"  {row.name}: {row.wall:.1f} s", flush=True)
+        if not args.skip_embedded:
+            row, project = embedded(work, corpus, logs, env)
+            rows.append(row), projects.append((project, env))
+            print(f"  {row.name}: {row.wall:.1f} s", flush=True)
         for writers in (1, 2):
             row, project = lake(work, corpus, logs, env, server, writers)
             rows.append(row), projects.append((project, {**env}))
@@ -234,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
         print()
         verdict = ("identical (chunk ids and scores, in order)" if exact else "the same scores and chunks, up to the "
                    "order of chunks tied at the last score" if same else "DIFFERENT")
-        print(f"query {QUERY!r}: top {len(answers[0])} hits {verdict} on all three stores")
+        print(f"query {QUERY!r}: top {len(answers[0])} hits {verdict} on all {len(answers)} stores")
         for (project, _), answer in zip(projects, answers):
             print(f"  {project.name:<9} " + ", ".join(f"{c[:10]} {s:.3f}" for c, s in answer))
         if answers[0]:
@@ -243,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.keep:
             print(f"kept: {work}")
         print(f"load average at the end: {os.getloadavg()[0]:.1f} (other work on this machine shares its CPUs)")
-        print(f"speedup 2 writers vs 1: {rows[1].wall / rows[2].wall:.2f}x")
+        print(f"speedup 2 writers vs 1: {rows[-2].wall / rows[-1].wall:.2f}x")
         return 0 if same else 1
     finally:
         server.stop()

@@ -21,6 +21,7 @@ import threading
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import IO
 
 import dagster as dg
 from dagster._core.utils import make_new_run_id
@@ -56,8 +57,11 @@ def run_writers(project: Project, plan: IndexPlan, all_keys: Sequence[str], writ
     # partitions per writer, the per-partition events delayed each run's start by about a minute on PostgreSQL.
     os.environ.setdefault(SUBSET_PLANNED_EVENTS, "1")
     ensure_dagster_home(project.dagster_home)
-    Store.for_project(project).ensure()  # migrations once, here: writers starting together would race to apply them
-    with dg.DagsterInstance.get() as instance:
+    with dg.DagsterInstance.get() as instance, \
+            WriterProcesses(project, min(writers, len(plan.todo)), debug) as children:
+        # The writer processes import Dagster and the plugins (seconds) while this one prepares their work; they
+        # start after this process's instance, which creates Dagster's tables in a new database.
+        Store.for_project(project).ensure()  # migrations once, here: writers starting together would race
         recovered = recover_dead_runs(instance)
         if notify is not None and recovered.failed_runs:
             notify(f"marked {len(recovered.failed_runs)} run(s) of dead right-rag index processes failed")
@@ -68,7 +72,7 @@ def run_writers(project: Project, plan: IndexPlan, all_keys: Sequence[str], writ
         group = f"cli-{uuid.uuid4()}"
         base = {SOURCE_TAG: "cli"}
         parts = [WriterRange(i, make_new_run_id(), list(files)) for i, files in enumerate(slices)]
-        failures = write_ranges(project, parts, writers, group, base, debug)
+        failures = write_ranges(children, parts, writers, group, base)
         if failures:
             raise RightRagError("; ".join(failures))
         refresh_id = make_new_run_id()
@@ -95,11 +99,37 @@ class WriterRange:
     files: list[DocumentFile]
 
 
-def write_ranges(project: Project, parts: Sequence[WriterRange], writers: int, group: str,
-                 base: dict[str, str], debug: bool = False) -> list[str]:
-    """Run every range with ``writers`` writer processes (``writer_process``): each takes the next range
-    when it finished its last, so ranges that cost more than their bytes said do not leave a writer idle. Returns
-    one message per range that failed or never ran."""
+class WriterProcesses:
+    """``count`` writer processes (``python -m ...writer_process PROJECT``), started at once, waiting for ranges on
+    stdin; on exit their stdin is closed and they are waited for."""
+
+    def __init__(self, project: Project, count: int, debug: bool = False) -> None:
+        self.project, self.count, self.debug = project, count, debug
+        self.children: list[tuple[subprocess.Popen, IO[str]]] = []
+
+    def __enter__(self) -> WriterProcesses:
+        for _ in range(self.count):
+            errors = tempfile.TemporaryFile("w+")
+            child = subprocess.Popen(
+                [sys.executable, "-m", "right_rag_dagster.orchestration.writer_process", str(self.project.root),
+                 *(["--debug"] if self.debug else [])],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, text=True, env={**os.environ})
+            self.children.append((child, errors))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for child, errors in self.children:
+            with contextlib.suppress(BrokenPipeError, OSError):
+                child.stdin.close()  # type: ignore[union-attr]
+            child.wait()
+            errors.close()
+
+
+def write_ranges(processes: WriterProcesses, parts: Sequence[WriterRange], writers: int, group: str,
+                 base: dict[str, str]) -> list[str]:
+    """Run every range with the writer processes (``writer_process``): each takes the next range when it
+    finished its last, so ranges that cost more than their bytes said do not leave a writer idle. Returns one
+    message per range that failed or never ran."""
     pending: queue.Queue[WriterRange] = queue.Queue()
     for part in parts:
         pending.put(part)
@@ -107,38 +137,34 @@ def write_ranges(project: Project, parts: Sequence[WriterRange], writers: int, g
     lock = threading.Lock()
 
     def serve(slot: int) -> None:
-        with tempfile.TemporaryFile("w+") as errors:
-            child = subprocess.Popen(
-                [sys.executable, "-m", "right_rag_dagster.orchestration.writer_process", str(project.root),
-                 *(["--debug"] if debug else [])],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, text=True, env={**os.environ})
-            assert child.stdin is not None and child.stdout is not None
-            try:
-                while True:
-                    try:
-                        part = pending.get_nowait()
-                    except queue.Empty:
-                        break
-                    tags = {**base, **writer_tags(part.files, group, slot, writers, (part.index, len(parts)))}
-                    child.stdin.write(json.dumps({"run_id": part.run_id, "tags": tags}) + "\n")
-                    child.stdin.flush()
-                    answer = _answer(child.stdout)
-                    if answer is None:  # the writer died: the ranges left go to the others
-                        child.wait()
-                        errors.seek(0)
-                        with lock:
-                            failures.append(f"writer run {part.run_id}: {_last_error(errors.read())}")
-                        return
-                    if not answer["ok"]:
-                        with lock:
-                            failures.append(f"writer run {part.run_id}: {answer['error'] or 'failed'}")
-            finally:
-                with contextlib.suppress(BrokenPipeError):
-                    child.stdin.close()
-                child.wait()
+        child, errors = processes.children[slot]
+        assert child.stdin is not None and child.stdout is not None
+        try:
+            while True:
+                try:
+                    part = pending.get_nowait()
+                except queue.Empty:
+                    break
+                tags = {**base, **writer_tags(part.files, group, slot, writers, (part.index, len(parts)))}
+                child.stdin.write(json.dumps({"run_id": part.run_id, "tags": tags}) + "\n")
+                child.stdin.flush()
+                answer = _answer(child.stdout)
+                if answer is None:  # the writer died: the ranges left go to the others
+                    child.wait()
+                    errors.seek(0)
+                    with lock:
+                        failures.append(f"writer run {part.run_id}: {_last_error(errors.read())}")
+                    return
+                if not answer["ok"]:
+                    with lock:
+                        failures.append(f"writer run {part.run_id}: {answer['error'] or 'failed'}")
+        finally:
+            with contextlib.suppress(BrokenPipeError, OSError):
+                child.stdin.close()
+            child.wait()
 
     threads = [threading.Thread(target=serve, args=(slot,), name=f"right-rag-writer-{slot}")
-               for slot in range(min(writers, len(parts)))]
+               for slot in range(min(len(processes.children), len(parts)))]
     for thread in threads:
         thread.start()
     for thread in threads:

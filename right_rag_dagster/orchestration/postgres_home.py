@@ -21,11 +21,16 @@ password)."""
 POSTGRES_DAGSTER_YAML = """\
 # Dagster on PostgreSQL: run, event-log and schedule storage (sensor ticks and cursors, dynamic partitions,
 # backfills) in one database that every Dagster process shares (webserver, daemon, run workers). Set
-# {url_env}=postgresql://user:password@host:5432/dagster in their environment.
+# {url_env}=postgresql://user:password@host:5432/dagster in their environment. It is dagster-postgres' storage
+# with pooled connections (dagster-postgres connects once per query; see right_rag_dagster/orchestration/
+# postgres_storage.py): each process keeps up to 3 connections open.
 storage:
-  postgres:
-    postgres_url:
-      env: {url_env}
+  custom:
+    module: right_rag_dagster.orchestration.postgres_storage
+    class: PooledPostgresStorage
+    config:
+      postgres_url:
+        env: {url_env}
 # The writing steps of index runs use the "right_rag_store" pool. On a DuckLake store writers of different
 # documents commit concurrently, so the pool is sized to the number of writers (one per core or machine that
 # indexes); conflicting commits are retried by the store.

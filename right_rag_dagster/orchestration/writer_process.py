@@ -27,7 +27,9 @@ DONE_PREFIX = "right-rag-writer-done "
 
 
 class Writer:
-    """The project's definitions, loaded once for every range this process writes."""
+    """The project's definitions and the Dagster instance, loaded once for every range this process writes
+    (opening the instance on PostgreSQL storage costs about a second: each of its three storages checks its
+    tables and migrations)."""
 
     def __init__(self, project_dir: str, debug: bool = False) -> None:
         from ..project import Project
@@ -38,6 +40,7 @@ class Writer:
         self.defs = build_definitions(self.project)
         self.debug = debug
         preload(self.project)
+        self.instance = dg.DagsterInstance.get()
 
     def run(self, run_id: str, tags: dict[str, str]) -> bool:
         """Execute one range's run; raises what the run raised."""
@@ -48,21 +51,22 @@ class Writer:
         from .streaming import execute_streaming
 
         before = _usage()
-        with dg.DagsterInstance.get() as instance:
-            try:
-                run = execute_streaming(
-                    self.defs.resolve_job_def(DOCUMENT_JOB), instance=instance,
-                    run_config=DEBUG_LOGS if self.debug else QUIET_LOGS, run_id=run_id,
-                    asset_selection=document_asset_keys(self.defs), tags={**tags, **process_tags()})
-                return run.is_success
-            finally:
-                instance.add_run_tags(run_id, usage_tags(before))
-                attribute_to_location(instance, self.project, run_id)
+        instance = self.instance
+        try:
+            run = execute_streaming(
+                self.defs.resolve_job_def(DOCUMENT_JOB), instance=instance,
+                run_config=DEBUG_LOGS if self.debug else QUIET_LOGS, run_id=run_id,
+                asset_selection=document_asset_keys(self.defs), tags={**tags, **process_tags()})
+            return run.is_success
+        finally:
+            instance.add_run_tags(run_id, usage_tags(before))
+            attribute_to_location(instance, self.project, run_id)
 
     def close(self) -> None:
         from .resources import preload
 
         preload(None)
+        self.instance.dispose()
 
 
 def serve(writer: Writer, requests: Iterable[str], answers: TextIO) -> None:

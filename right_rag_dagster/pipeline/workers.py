@@ -34,6 +34,13 @@ POLL_SECONDS = 0.2
 JOBS_PER_WORKER = 1
 """A worker is sent a job only when it waits for one: were it sent a second while it sends an outcome, both
 ends could block on full pipes. The dispatcher thread sends the next job as soon as an outcome arrives."""
+PREFETCH_JOBS = 8
+PREFETCH_BYTES = 4 * 2**20
+"""Jobs queued for the workers ahead of the ones they hold, per worker, while their files add up to at most this
+many bytes: the caller pulls outcomes between writing batches, and with one job queued a worker sat idle for
+the whole of each batch's write (seconds on a DuckLake: its commit writes Parquet files and a catalog snapshot,
+and every document's events go to Dagster's storage), so one writer's process and its worker took turns
+instead of overlapping. Queued jobs are planned (their stored state read) when queued, as before."""
 
 
 def _worker_main(conn: Connection) -> None:
@@ -146,22 +153,26 @@ class WorkerPool:
         caller may plan them (and read the store) between outcomes."""
         self.start()
         pending = iter(jobs)
-        in_flight = 0
+        in_flight, queued_bytes = 0, 0
         exhausted = False
+        held = len(self._workers) * JOBS_PER_WORKER
+        most = len(self._workers) * (JOBS_PER_WORKER + PREFETCH_JOBS)
         while True:
-            while not exhausted and in_flight < len(self._workers) * (JOBS_PER_WORKER + 1):
+            while not exhausted and (in_flight <= held or (in_flight < most and queued_bytes < PREFETCH_BYTES)):
                 job = next(pending, None)
                 if job is None:
                     exhausted = True
                     break
                 self._inbox.put(job)
                 in_flight += 1
+                queued_bytes += job.file.size
             if in_flight == 0:
                 return
             kind, payload = self._outbox.get()
             if kind == "error":
                 raise payload
             in_flight -= 1
+            queued_bytes -= payload.file.size
             yield payload
 
     def close(self) -> None:

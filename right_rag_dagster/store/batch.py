@@ -123,8 +123,14 @@ class WriteBatch:
         the commit (see ``run_deferred``)."""
         for table, documents in self.deleted.items():
             delete_where_in(con, table, "document_id", documents)
-        for document_id, chunker in sorted(self.chunk_deletes):
-            execute(con, "DELETE FROM chunks WHERE document_id = ? AND chunker = ?", [document_id, chunker])
+        # One statement per chunker, not per document: on a DuckLake each DELETE scans the table's data files
+        # (204 of them took 3.7 s of a 200-document writer's 16 s of writes).
+        by_chunker: dict[str, set[str]] = defaultdict(set)
+        for document_id, chunker in self.chunk_deletes:
+            by_chunker[chunker].add(document_id)
+        for chunker, documents in sorted(by_chunker.items()):
+            execute(con, "DELETE FROM chunks WHERE chunker = ? AND list_contains(?::VARCHAR[], document_id)",
+                    [chunker, sorted(documents)])
         for table, rows in self.rows.items():
             insert_rows(con, table, rows)
         if self.states:

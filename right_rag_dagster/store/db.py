@@ -65,6 +65,14 @@ of a file the same process has open for writing)."""
 _sessions_lock = threading.Lock()
 _session_versions: dict[Path, int] = {}
 """Schema version of each file held in a session, read once: no other process can migrate it meanwhile."""
+_lakes: dict[LakeSettings, duckdb.DuckDBPyConnection] = {}
+"""The in-memory DuckDB with each lake attached, once per process and shared by every ``Store`` of that lake:
+loading the extensions and attaching the catalog cost 0.3-1.5 s, and a run makes a ``Store`` per asset and
+check (a writer process of ``--writers 2``, one per range run, attached the lake a few times per range). Each
+transaction takes a cursor of it, its own connection."""
+_lakes_lock = threading.Lock()
+_lakes_current: set[LakeSettings] = set()
+"""Lakes this process found, or migrated, at ``SCHEMA_VERSION``: their version is not read again."""
 
 
 def _is_lock_error(exc: BaseException) -> bool:
@@ -120,10 +128,9 @@ class Store:
         self.lock_timeout = lock_timeout
         self.lake = lake
         self.conflicts = 0  # transactions run again after losing their commit to another writer
-        self._migrated = False
-        self._lake_db: duckdb.DuckDBPyConnection | None = None  # the lake attached once per process
-        self._lake_checked = False  # the lake's schema version was found current
-        self._lake_lock = threading.Lock()
+        current = lake is not None and lake in _lakes_current
+        self._migrated = current
+        self._lake_checked = current  # the lake's schema version was found current
 
     @classmethod
     def for_project(cls, project: object) -> Store:
@@ -263,25 +270,28 @@ class Store:
         return con
 
     def _lake_cursor(self) -> duckdb.DuckDBPyConnection:
-        """A new connection to this process's DuckDB with the lake attached: loading the extensions and
-        attaching the catalog cost ~0.5 s, so they are done once and each transaction gets its own cursor."""
-        with self._lake_lock:
-            if self._lake_db is None:
+        """A new connection to this process's DuckDB with the lake attached (``_lakes``: attached once per
+        process), for one transaction."""
+        assert self.lake is not None
+        with _lakes_lock:
+            attached = _lakes.get(self.lake)
+            if attached is None:
                 try:
-                    self._lake_db = ducklake.connect(self.lake)
+                    attached = _lakes[self.lake] = ducklake.connect(self.lake)
                 except duckdb.Error as exc:
                     raise StoreError(f"cannot open the store's DuckLake ({self.lake.describe()}): "
                                      f"{mask_secrets(str(exc))}") from None
-            cursor = self._lake_db.cursor()
+            cursor = attached.cursor()
         cursor.execute(f"USE {ducklake.LAKE_NAME}")
         return cursor
 
     def close(self) -> None:
-        """Detach the lake this process attached (the embedded file is never held between transactions)."""
-        with self._lake_lock:
-            if self._lake_db is not None:
-                self._lake_db.close()
-                self._lake_db = None
+        """Detach the lake from this process, for every ``Store`` of it (the embedded file is never held
+        between transactions); the next transaction attaches it again."""
+        with _lakes_lock:
+            attached = _lakes.pop(self.lake, None) if self.lake is not None else None
+        if attached is not None:
+            attached.close()
 
     @contextmanager
     def read(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -297,6 +307,8 @@ class Store:
             else:
                 version = self._version(con)
             self._lake_checked = bool(self.lake) and version == SCHEMA_VERSION
+            if self._lake_checked:
+                _lakes_current.add(self.lake)
             if key is not None and key in _sessions:
                 _session_versions[key] = version
             if version != SCHEMA_VERSION:
@@ -473,6 +485,8 @@ class Store:
                 _rollback(con)
                 raise
         self._migrated = True
+        if self.lake is not None:
+            _lakes_current.add(self.lake)
 
 
 def file_stamp(path: Path) -> tuple[tuple[int, int, int] | None, ...]:

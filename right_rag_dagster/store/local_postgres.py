@@ -78,6 +78,23 @@ class LocalPostgres:
         self.databases.append(name)
         return self.libpq(name)
 
+    def cpu_seconds(self) -> float:
+        """CPU seconds (user + system) the server used so far: the postmaster's own, its ended children's
+        (backends and background workers it reaped: cutime + cstime) and its live children's. The difference
+        of two readings is what the server spent between them (Linux /proc only)."""
+        pid = int((self.folder / "data" / "postmaster.pid").read_text().split()[0])
+        fields = _stat_fields(pid)
+        ticks = sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    child = _stat_fields(int(entry.name))
+                except (OSError, ValueError, IndexError):
+                    continue  # ended meanwhile: counted in cutime once reaped
+                if child[1] == str(pid):
+                    ticks += int(child[11]) + int(child[12])
+        return ticks / os.sysconf("SC_CLK_TCK")
+
     def stop(self) -> None:
         """Stop the server (fast shutdown) and delete its folder."""
         try:
@@ -101,8 +118,15 @@ class LocalPostgres:
         self.stop()
 
 
-def start_local_postgres(parent: str | Path | None = None) -> LocalPostgres:
-    """initdb into a new temporary folder and start the server on a free port; stop it with ``stop()``."""
+def _stat_fields(pid: int) -> list[str]:
+    """/proc/<pid>/stat after the command name: state, ppid, ... (field 14 of proc(5), utime, is index 11)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def start_local_postgres(parent: str | Path | None = None, settings: dict[str, str] | None = None) -> LocalPostgres:
+    """initdb into a new temporary folder and start the server on a free port; stop it with ``stop()``.
+
+    ``settings`` adds server settings (``-c name=value``), e.g. ``shared_preload_libraries``."""
     bin_dir = find_bin_dir()
     run_as = None
     user = pwd.getpwuid(os.getuid()).pw_name
@@ -126,6 +150,7 @@ def start_local_postgres(parent: str | Path | None = None) -> LocalPostgres:
         # the data is thrown away at exit.
         options = (f"-c listen_addresses=127.0.0.1 -c port={server.port} -c unix_socket_directories='{folder}' "
                    "-c max_connections=200 -c fsync=off -c synchronous_commit=off -c full_page_writes=off")
+        options += "".join(f" -c {name}={value}" for name, value in (settings or {}).items())
         server._run([str(bin_dir / "pg_ctl"), "-D", str(folder / "data"), "-l", str(folder / "server.log"),
                      "-o", options, "-w", "-t", "60", "start"])
     except BaseException:

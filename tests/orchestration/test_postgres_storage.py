@@ -113,3 +113,20 @@ def test_materialize_all_backfill_on_postgres_indexes_into_the_lake(project_dir:
     assert not refresh_pending(store)
     hits = search(store, "Corresponding Source conveying object code", chunker="default", k=3)
     assert hits and hits[0].document_id in {"GPL-3.0.txt", "LGPL-3.0.txt"}
+
+
+def test_the_documented_storage_keeps_its_connections(postgres_instance, monkeypatch: pytest.MonkeyPatch) -> None:
+    """dagster-postgres connects (and PostgreSQL forks a backend) for every query; the documented storage
+    (``PooledPostgresStorage``) keeps them: after the first, 20 asset events open no connection, and all are stored."""
+    import psycopg2
+
+    instance = postgres_instance
+    key = dg.AssetKey("pooled")
+    instance.report_runless_asset_event(dg.AssetMaterialization(key))  # connections opened here are kept
+    connects: list[object] = []
+    real = psycopg2.connect
+    monkeypatch.setattr(psycopg2, "connect", lambda *args, **kwargs: connects.append(args) or real(*args, **kwargs))
+    for _ in range(20):
+        instance.report_runless_asset_event(dg.AssetMaterialization(key))
+    assert connects == []
+    assert len(instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=key), limit=50).records) == 21

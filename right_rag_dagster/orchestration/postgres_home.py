@@ -23,7 +23,7 @@ POSTGRES_DAGSTER_YAML = """\
 # backfills) in one database that every Dagster process shares (webserver, daemon, run workers). Set
 # {url_env}=postgresql://user:password@host:5432/dagster in their environment. It is dagster-postgres' storage
 # with pooled connections (dagster-postgres connects once per query; see right_rag_dagster/orchestration/
-# postgres_storage.py): each process keeps up to 3 connections open.
+# postgres_storage.py): each process keeps up to 6 connections open, 2 per storage.
 storage:
   custom:
     module: right_rag_dagster.orchestration.postgres_storage

@@ -14,11 +14,12 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Files holding slow tests first, each file's tests kept together and in order: the test workers
     (``scripts/test``) take whole files in collection order, and a long file collected last ran alone at the end."""
-    slow_files = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("slow")}
+    files = {id(item): item.nodeid.split("::")[0] for item in items}
+    slow_files = {files[id(item)] for item in items if item.get_closest_marker("slow")}
     first_seen: dict[str, int] = {}
     for index, item in enumerate(items):
-        first_seen.setdefault(item.nodeid.split("::")[0], index)
-    items.sort(key=lambda item: (item.nodeid.split("::")[0] not in slow_files, first_seen[item.nodeid.split("::")[0]]))
+        first_seen.setdefault(files[id(item)], index)
+    items.sort(key=lambda item: (files[id(item)] not in slow_files, first_seen[files[id(item)]]))
 
 
 @pytest.fixture(scope="session")

@@ -36,7 +36,7 @@ MAX_FREE_SHARE = 0.5
 """Whatever the growth, a file that is more than half free blocks is copied."""
 MIN_BYTES = 16 * 2**20
 """Smaller files are left alone."""
-MEMORY_MB = (64, 128, 256)
+MEMORY_BUDGETS_MB = (64, 128, 256)
 """DuckDB's budgets for the copy, tried in turn while it runs out of memory: 64 MB copied the 1x store at 157 MB peak
 RSS (192 MB: 268 MB); a 7,100-file store (605 MB) needs 128 MB (a row group of 2,048 documents' text), copied at
 371 MB peak RSS in a process of its own."""
@@ -74,7 +74,7 @@ def compact_store(store: Store, rewritten_share: float = 1.0, min_bytes: int = M
     if not mostly_free and compact is not None and before <= growth * compact:
         return Space(before, before, compact, False)
     failure: duckdb.Error | None = None
-    for budget in MEMORY_MB:
+    for budget in MEMORY_BUDGETS_MB:
         try:
             store.copy_and_swap(budget)
             failure = None

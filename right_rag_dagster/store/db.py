@@ -347,8 +347,8 @@ class Store:
 
     def copy_and_swap(self, memory_mb: int) -> None:
         """Copy every table into a fresh file with a DuckDB budget of ``memory_mb`` (one table in memory at a
-        time), then replace the store file with it. The old file stays locked for writing until the swap; readers that have it open keep reading
-        it. On an error the store file is left as it was."""
+        time), then replace the store file with it. The old file stays locked for writing until the swap; readers
+        that have it open keep reading it. On an error the store file is left as it was."""
         fresh = self.path.with_name(self.path.name + ".compacting")
         fresh.unlink(missing_ok=True)
         con = self._open(read_only=False)
@@ -375,7 +375,8 @@ class Store:
             con.execute(f"ATTACH {literal(str(fresh))} AS compacted")
             for table in (t for t in tables if t not in DOCUMENT_TABLES):
                 con.execute(f'INSERT INTO compacted."{table}" SELECT * FROM "{name}"."{table}"')
-                con.execute("CHECKPOINT compacted")  # one table's new rows in memory at a time
+                # one table's new rows in memory at a time; after the last, no log is left behind the swap
+                con.execute("CHECKPOINT compacted")
             con.execute("DETACH compacted")
             os.replace(fresh, self.path)
         except duckdb.Error:

@@ -44,7 +44,7 @@ def test_a_compaction_that_runs_out_of_memory_leaves_the_store_as_it_was(tmp_pat
     """It runs at the end of an index run whose documents are committed: failing it must not fail the run."""
     store = _store_with_free_blocks(tmp_path)
     before_rows, size = _rows(store), store.path.stat().st_size
-    monkeypatch.setattr(compaction, "MEMORY_MB", (1, 1))
+    monkeypatch.setattr(compaction, "MEMORY_BUDGETS_MB", (1, 1))
     with caplog.at_level(logging.WARNING, logger="right_rag_dagster"):
         assert store.compact(min_bytes=0) is None
     assert "store not compacted" in caplog.text and "RIGHT_RAG_DUCKDB_MEMORY_LIMIT" in caplog.text
@@ -105,7 +105,7 @@ def test_a_copy_out_of_its_first_budget_is_tried_again_with_the_next_one(tmp_pat
 
     monkeypatch.setattr(Store, "copy_and_swap", first_fails)
     before, after = store.compact(min_bytes=0)
-    assert budgets == list(compaction.MEMORY_MB[:2]) and after < before / 2
+    assert budgets == list(compaction.MEMORY_BUDGETS_MB[:2]) and after < before / 2
 
 
 def test_a_compaction_killed_mid_copy_leaves_the_store_as_it_was_and_the_next_one_completes(tmp_path):

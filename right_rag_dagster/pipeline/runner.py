@@ -106,8 +106,16 @@ def process_documents(indexer: Indexer, store: Store, files: Sequence[DocumentFi
     pending: list[tuple[DocumentJob, DocumentOutcome]] = []
     size, since, seen = 0, 0.0, 0
     sample = min(len(files), FIRST_WRITE_AFTER)
+    held = store.in_session()  # a run of a few documents: plan them all now, then let go while they are parsed
+    queued = iter(list(planned())) if held else planned()
     with open_workers(indexer) as workers:
-        for outcome in _merged(workers.map(planned()), direct):
+        outcomes = _merged(workers.map(queued), direct)
+        while True:
+            if held and seen < len(files):
+                store.release_session()  # the next commit takes the file again
+            outcome = next(outcomes, None)
+            if outcome is None:
+                break
             job = outcome[0] if isinstance(outcome, tuple) else jobs.pop(outcome.file.document_id)
             outcome = outcome[1] if isinstance(outcome, tuple) else outcome
             faults.add(outcome)

@@ -50,16 +50,15 @@ class Space:
     bytes_after: int
     compact_bytes: int | None
     rewritten: bool
+    due: bool = False  # outgrew its compact size, or mostly free blocks (``due``)
 
 
-def compact_store(store: Store, rewritten_share: float = 1.0, min_bytes: int = MIN_BYTES, step: str = COMPACT_STEP,
-                  growth: float | None = None) -> Space | None:
-    """Fold the log into the file; copy the store into a fresh file and swap it in when it outgrew its compact size
-    (see ``GROWTH_LARGE_RUN``) or is mostly free blocks. A store with no recorded compact size (new, or made by an
-    older right-rag) is copied once to learn it: a first full index leaves a fifth of the file free and deleted rows
-    in it. Returns None for a file too small to consider (or a DuckLake), else the ``Space`` before and after. A
-    copy that fails only warns: the store as it was stays in place. ``step`` names the record (the evaluation store keeps its own), ``growth`` overrides the
-    growth allowed."""
+def due(store: Store, rewritten_share: float = 1.0, min_bytes: int = MIN_BYTES, step: str = COMPACT_STEP,
+        growth: float | None = None) -> Space | None:
+    """Fold the log into the file and measure it: a copy is due when the file outgrew its compact size (see
+    ``GROWTH_LARGE_RUN``) or is mostly free blocks. A store with no recorded compact size (new, or made by an older
+    right-rag) is due once, to learn it: a first full index leaves a fifth of the file free and deleted rows in it.
+    None for a file too small to consider, or a DuckLake. Unlike the copy, this runs inside a session too."""
     if store.lake or not store.exists() or store.path.stat().st_size < min_bytes:
         return None
     with store.write(checkpoint=True) as con:
@@ -71,8 +70,19 @@ def compact_store(store: Store, rewritten_share: float = 1.0, min_bytes: int = M
     if growth is None:
         growth = GROWTH_LARGE_RUN if rewritten_share >= LARGE_RUN_SHARE else GROWTH_SMALL_RUN
     mostly_free = total > 0 and free > MAX_FREE_SHARE * total
-    if not mostly_free and compact is not None and before <= growth * compact:
-        return Space(before, before, compact, False)
+    return Space(before, before, compact, False, due=mostly_free or compact is None or before > growth * compact)
+
+
+def compact_store(store: Store, rewritten_share: float = 1.0, min_bytes: int = MIN_BYTES, step: str = COMPACT_STEP,
+                  growth: float | None = None) -> Space | None:
+    """Fold the log into the file; copy the store into a fresh file and swap it in when it is due (``due``).
+    Returns None for a file too small to consider (or a DuckLake), else the ``Space`` before and after. A copy that
+    fails only warns: the store as it was stays in place. ``step`` names the record (the evaluation store keeps
+    its own), ``growth`` overrides the growth allowed."""
+    space = due(store, rewritten_share, min_bytes, step, growth)
+    if space is None or not space.due:
+        return space
+    before, compact = space.bytes_before, space.compact_bytes
     failure: duckdb.Error | None = None
     for budget in MEMORY_BUDGETS_MB:
         try:

@@ -58,10 +58,11 @@ MEMORY_HINT = ("DuckDB ran out of its memory budget ({limit}); set RIGHT_RAG_DUC
 
 T = TypeVar("T")
 
-_sessions: dict[Path, duckdb.DuckDBPyConnection] = {}
+_sessions: dict[Path, duckdb.DuckDBPyConnection | None] = {}
 """Store files this process holds open for a moment (``Store.session``), by resolved path: every ``Store`` of
 that file in the process then reads and writes through cursors of it (DuckDB refuses a second, read-only open
-of a file the same process has open for writing)."""
+of a file the same process has open for writing). None: the session let go of the file
+(``Store.release_session``) and takes it again at its next transaction."""
 _sessions_lock = threading.Lock()
 _session_versions: dict[Path, int] = {}
 """Schema version of each file held in a session, read once: no other process can migrate it meanwhile."""
@@ -146,9 +147,10 @@ class Store:
         delay = 0.005
         configured = memory_limit()
         limit = literal(configured if megabytes(configured) >= min_memory_mb else f"{int(min_memory_mb)}MiB")
-        held = _sessions.get(self.path.resolve()) if _sessions and not self.lake else None
+        key = self.path.resolve() if _sessions and not self.lake else None
         while True:
             try:
+                held = self._session_connection(key) if key is not None else None
                 if held is not None:
                     con = held.cursor()
                 else:
@@ -170,6 +172,33 @@ class Store:
                 time.sleep(delay * (1 + random.random()))
                 delay = min(delay * 2, 0.25)
 
+    @staticmethod
+    def _session_connection(key: Path) -> duckdb.DuckDBPyConnection | None:
+        """The connection of this process's session of the file, opened again if the session let go of it."""
+        with _sessions_lock:
+            if key not in _sessions:
+                return None
+            con = _sessions[key]
+            if con is None:
+                con = _sessions[key] = duckdb.connect(str(key))
+            return con
+
+    def in_session(self) -> bool:
+        """Whether this process holds a session of the file (``session``)."""
+        return not self.lake and bool(_sessions) and self.path.resolve() in _sessions
+
+    def release_session(self) -> None:
+        """Between transactions of a session, before work that does not touch the store (workers parsing): let
+        other processes open the file meanwhile. The session's next transaction opens it again."""
+        key = self.path.resolve()
+        with _sessions_lock:
+            con = _sessions.get(key)
+            if con is None:
+                return
+            _sessions[key] = None
+            _session_versions.pop(key, None)  # another process may migrate the file meanwhile
+        con.close()
+
     @contextmanager
     def session(self) -> Iterator[None]:
         """Hold the store file open until the block ends: this process's ``read()``s and ``write()``s (of any
@@ -187,9 +216,10 @@ class Store:
             yield
         finally:
             with _sessions_lock:
-                _sessions.pop(key, None)
+                held = _sessions.pop(key, None)
                 _session_versions.pop(key, None)
-            con.close()
+            if held is not None:
+                held.close()
 
     @contextmanager
     def write(self, checkpoint: bool = False, min_memory_mb: float = 0) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -344,6 +374,14 @@ class Store:
 
         space = compact_store(self, rewritten_share, MIN_BYTES if min_bytes is None else min_bytes)
         return (space.bytes_before, space.bytes_after) if space is not None and space.rewritten else None
+
+    def compaction_due(self, rewritten_share: float = 1.0) -> bool:
+        """Whether ``compact`` would copy the store now (it folds the log to measure the file). Unlike
+        ``compact``, this runs inside a session: a run decides there and copies after the session ends."""
+        from .compaction import due
+
+        space = due(self, rewritten_share)
+        return space is not None and space.due
 
     def copy_and_swap(self, memory_mb: int) -> None:
         """Copy every table into a fresh file with a DuckDB budget of ``memory_mb`` (one table in memory at a

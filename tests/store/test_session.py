@@ -62,3 +62,19 @@ def test_a_store_cannot_be_compacted_inside_a_session(tmp_path):
     with store.session(), pytest.raises(StoreError, match="inside a session"):
         store.compact(min_bytes=0)
     store.compact(min_bytes=0)  # after it: allowed
+
+
+def test_a_session_lets_go_of_the_file_until_its_next_transaction(tmp_path):
+    store = _store(tmp_path)
+    with store.session():
+        store.release_session()  # what a run of few documents does while its workers parse
+        assert store.in_session()
+        assert _read_from_another_process(store) == "3"
+        with store.write() as con:  # takes the file again, and keeps it
+            con.execute("INSERT INTO t VALUES (3)")
+        assert _read_from_another_process(store) == "locked"
+        with Store(tmp_path / "store.duckdb").read() as con:
+            assert con.execute("SELECT count(*) FROM t").fetchone()[0] == 4
+        store.release_session()
+    assert not store.in_session()
+    assert _read_from_another_process(store) == "4"

@@ -147,32 +147,40 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
     def document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRagProject) -> Iterator[Any]:
         selected = set(context.selected_asset_keys)
         project, store = right_rag.get_project(), right_rag.get_store()
-        # The store is held for the scan and for the refresh, never across the parsing, however few the documents:
-        # a parser that hangs on the one file a user edited would lock every query out until document_seconds.
-        with store.session():
-            files = scan_documents(project.documents_dir, known_files(store), project.allow_outside_links)
-            writer = is_writer_run(context.run)  # one of several writers: the refresh run after them does the rest
-            removed = [] if writer else remove_gone(right_rag.get_indexer(), store, files, context.run.run_id)
-            owned = OwnedPartitions(context.instance, [p.name for p in parsers])
-            if not writer:
-                owned.sync(stored_owners(store, files), complete=True)
-        if removed:
-            context.log.info(f"removed {len(removed)} documents whose files left the folder: "
-                             f"{[e.document_id for e in removed][:10]}")
-        changed: set[str] = {e.document_id for e in removed}
-        if selected & document_keys:  # no session: readers get in between the batches
-            changed |= yield from run_document_pipeline(context, right_rag, steps, files, owned)
-            if not selected & refresh_keys:
-                yield from refresh_after_backfill(context, right_rag, chunker_names)
-        # a large refresh writes in many short transactions, between which readers get in: no session for it
-        with store.session() if len(changed) <= SESSION_MAX_DOCUMENTS else contextlib.nullcontext():
-            refresh_started = utcnow()
-            yield from materialize_search_indexes(right_rag, chunker_names, selected)
-            if AUDIT_REPORT_KEY in selected:
-                yield materialize_audit_report(right_rag)
-            if refresh_keys <= selected:
-                mark_refresh(store, pending=False, unless_marked_since=refresh_started)
-        compacted = store.compact(rewritten_share=len(changed) / max(1, len(files) + len(removed)))
+        documents = len(context.partition_keys) if selected & document_keys else 0
+        with contextlib.ExitStack() as held:
+            # A run of a few documents holds the store from its scan to its refresh, letting go while the workers
+            # parse (``process_documents``): a parser that hangs on the one file a user edited must not lock every
+            # query out until document_seconds. A larger run holds it only for the scan and a small refresh.
+            if documents <= SESSION_MAX_DOCUMENTS:
+                held.enter_context(store.session())
+            with store.session():
+                files = scan_documents(project.documents_dir, known_files(store), project.allow_outside_links)
+                writer = is_writer_run(context.run)  # one of several writers: the refresh run after them does the rest
+                removed = [] if writer else remove_gone(right_rag.get_indexer(), store, files, context.run.run_id)
+                owned = OwnedPartitions(context.instance, [p.name for p in parsers])
+                if not writer:
+                    owned.sync(stored_owners(store, files), complete=True)
+            if removed:
+                context.log.info(f"removed {len(removed)} documents whose files left the folder: "
+                                 f"{[e.document_id for e in removed][:10]}")
+            changed: set[str] = {e.document_id for e in removed}
+            if selected & document_keys:  # no session while parsing: readers get in between the batches
+                changed |= yield from run_document_pipeline(context, right_rag, steps, files, owned)
+                if not selected & refresh_keys:
+                    yield from refresh_after_backfill(context, right_rag, chunker_names)
+            if len(changed) > SESSION_MAX_DOCUMENTS:
+                held.close()  # a large refresh writes in many short transactions, between which readers get in
+            with store.session() if len(changed) <= SESSION_MAX_DOCUMENTS else contextlib.nullcontext():
+                refresh_started = utcnow()
+                yield from materialize_search_indexes(right_rag, chunker_names, selected)
+                if AUDIT_REPORT_KEY in selected:
+                    yield materialize_audit_report(right_rag)
+                if refresh_keys <= selected:
+                    mark_refresh(store, pending=False, unless_marked_since=refresh_started)
+                share = len(changed) / max(1, len(files) + len(removed))
+                compact = store.compaction_due(rewritten_share=share)
+        compacted = store.compact(rewritten_share=share) if compact else None  # the copy needs the file let go
         if compacted:
             context.log.info(f"store compacted from {compacted[0] / 2**20:.0f} MB to {compacted[1] / 2**20:.0f} MB "
                              "(free blocks of earlier versions reclaimed)")

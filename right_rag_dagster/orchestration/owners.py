@@ -11,7 +11,6 @@ from collections.abc import Mapping, Sequence
 
 import dagster as dg
 
-from ..core.steps import UNITS
 from ..pipeline.scan import DocumentFile
 from ..store import Store, content
 from .names import owned_partitions
@@ -22,8 +21,8 @@ def stored_owners(store: Store, files: Sequence[DocumentFile]) -> dict[str, str 
     if not files or not store.exists():
         return {f.partition_key: None for f in files}
     with store.read() as con:
-        states = content.step_states(con, [f.document_id for f in files])
-    return {f.partition_key: (states.get((UNITS, f.document_id)) or (None, None, None))[2] for f in files}
+        owners = content.document_owners(con, [f.document_id for f in files])
+    return {f.partition_key: owners[f.document_id] for f in files}
 
 
 class OwnedPartitions:

@@ -28,8 +28,11 @@ from .workers import open_workers
 
 logger = logging.getLogger("right_rag_dagster")
 
-PLAN_GROUP = 32
-"""Documents planned per read of the store (their step states, and stored texts that can be reused)."""
+PLAN_GROUP = 256
+PLAN_BYTES = 8 * 2**20
+"""Documents planned per read of the store (their step states, and stored texts that can be reused): at most this
+many, or this many bytes of files. Each read opens the file and replays its log (up to ``CHECKPOINT_WAL_BYTES``):
+groups of 32 documents were 23 opens and a tenth of a full index of the scale corpus."""
 BATCH_DOCUMENTS = 256
 BATCH_SECONDS = 2.0
 """A write batch is committed at ``batch_mb`` of text, this many documents or this many seconds, whichever
@@ -68,8 +71,8 @@ def add_start_listener(listener: Callable[[DocumentFile], None]) -> None:
 
 
 def process_documents(indexer: Indexer, store: Store, files: Sequence[DocumentFile], run_id: str,
-                      on_document: Callable[[DocumentFile], None] | None = None, mark_pending: bool = True
-                      ) -> Iterator[list[StepEvent]]:
+                      on_document: Callable[[DocumentFile], None] | None = None, mark_pending: bool = True,
+                      owners: dict[str, str | None] | None = None) -> Iterator[list[StepEvent]]:
     """Bring ``files`` up to date; yields each write batch's events after its commit.
 
     Jobs are planned from the store a group at a time and computed by the worker processes (``workers``);
@@ -79,7 +82,8 @@ def process_documents(indexer: Indexer, store: Store, files: Sequence[DocumentFi
     several processes can run this at once on disjoint ``files`` (``shards``); a batch whose commit loses to
     another writer's is written again. Without ``mark_pending`` the batches leave the refresh mark alone (a
     shard writer sets it once: on a DuckLake, replacing that one row in every batch makes concurrent writers'
-    commits conflict).
+    commits conflict). ``owners`` is given, in each batch's own transaction, the parser that owns each document
+    written (None: rejected or never parsed), so a caller routing partitions needs no read of its own.
     """
     if not files:
         return
@@ -91,9 +95,9 @@ def process_documents(indexer: Indexer, store: Store, files: Sequence[DocumentFi
     jobs: dict[str, DocumentJob] = {}
 
     def planned() -> Iterator[DocumentJob]:
-        for start in range(0, len(files), PLAN_GROUP):
+        for group in plan_groups(files):
             with store.read() as con:
-                items = indexer.plan(con, files[start:start + PLAN_GROUP])
+                items = indexer.plan(con, group)
             for job, outcome in items:
                 if outcome is not None:
                     direct.append((job, outcome))
@@ -127,13 +131,25 @@ def process_documents(indexer: Indexer, store: Store, files: Sequence[DocumentFi
             full = size >= limit or len(pending) >= BATCH_DOCUMENTS
             if full or (seen >= sample and time.monotonic() - since >= BATCH_SECONDS):
                 faults.check()
-                yield _commit(indexer, store, pending, run_id, live, on_document, mark_pending)
+                yield _commit(indexer, store, pending, run_id, live, on_document, mark_pending, owners)
                 pending, size = [], 0
                 trim_heap()  # the batch's outcomes are gone: hand their pages back before the next batch
         if pending:
             faults.check()
-            yield _commit(indexer, store, pending, run_id, live, on_document, mark_pending)
+            yield _commit(indexer, store, pending, run_id, live, on_document, mark_pending, owners)
     store.checkpoint(min_wal_bytes=CHECKPOINT_MIN_WAL_BYTES)
+
+
+def plan_groups(files: Sequence[DocumentFile]) -> Iterator[Sequence[DocumentFile]]:
+    """``files`` in groups of at most ``PLAN_GROUP`` documents and ``PLAN_BYTES`` bytes (at least one each)."""
+    start, size = 0, 0
+    for end, file in enumerate(files):
+        if end > start and (end - start >= PLAN_GROUP or size + file.size > PLAN_BYTES):
+            yield files[start:end]
+            start, size = end, 0
+        size += file.size
+    if start < len(files):
+        yield files[start:]
 
 
 def _merged(outcomes: Iterator[DocumentOutcome], direct: deque[tuple[DocumentJob, DocumentOutcome]]
@@ -148,12 +164,12 @@ def _merged(outcomes: Iterator[DocumentOutcome], direct: deque[tuple[DocumentJob
 
 
 def _commit(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, DocumentOutcome]], run_id: str,
-            live: frozenset[str], on_document: Callable[[DocumentFile], None] | None, mark_pending: bool = True
-            ) -> list[StepEvent]:
+            live: frozenset[str], on_document: Callable[[DocumentFile], None] | None, mark_pending: bool = True,
+            owners: dict[str, str | None] | None = None) -> list[StepEvent]:
     """Write a batch of outcomes in one transaction, then run the savers and tell the listeners."""
     size = sum(outcome.size_bytes for _, outcome in items)
     events, deferred = _write(indexer, store, items, run_id, live, WRITE_MEMORY_PER_BYTE * size // 2**20,
-                              mark_pending)
+                              mark_pending, owners)
     keys = {job.file.document_id: job.file.partition_key for job, _ in items}
     for document_id, problem in run_deferred(deferred):
         logger.warning(problem)
@@ -165,15 +181,17 @@ def _commit(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, Docum
 
 
 def _write(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, DocumentOutcome]], run_id: str,
-           live: frozenset[str], memory_mb: int = 0, mark: bool = True) -> tuple[list[StepEvent], list]:
+           live: frozenset[str], memory_mb: int = 0, mark: bool = True,
+           owners: dict[str, str | None] | None = None) -> tuple[list[StepEvent], list]:
     """One transaction; on DuckDB running out of memory the batch is halved (a single document is retried
     with a larger budget); an error applying one document redoes the batch without it, that one failed; a
     commit that lost to another writer (DuckLake) is written again from the start."""
-    return store.retry_conflicts(lambda: _write_once(indexer, store, items, run_id, live, memory_mb, mark))
+    return store.retry_conflicts(lambda: _write_once(indexer, store, items, run_id, live, memory_mb, mark, owners))
 
 
 def _write_once(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, DocumentOutcome]], run_id: str,
-                live: frozenset[str], memory_mb: int, mark: bool) -> tuple[list[StepEvent], list]:
+                live: frozenset[str], memory_mb: int, mark: bool,
+                owners: dict[str, str | None] | None) -> tuple[list[StepEvent], list]:
     applying: list[tuple[DocumentJob, DocumentOutcome]] = []
     try:
         with store.write(min_memory_mb=memory_mb) as con:
@@ -186,19 +204,23 @@ def _write_once(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, D
             if mark and any(e.status != STALE for e in events):
                 batch.set_state(REFRESH, "*", content.state_row(REFRESH, "*", "pending", None))
             _update_postings(con, batch, live, stage=store.lake is not None)
-            return events, batch.flush(con)
+            deferred = batch.flush(con)
+            if owners is not None:  # a transaction that fails to commit is run again, and reads them again
+                owners.update(content.document_owners(con, [job.file.document_id for job, _ in items]))
+            return events, deferred
     except StoreMemoryError:
         if len(items) > 1:
             half = len(items) // 2
-            first = _write(indexer, store, items[:half], run_id, live, mark=mark)
-            second = _write(indexer, store, items[half:], run_id, live, mark=mark)
+            first = _write(indexer, store, items[:half], run_id, live, mark=mark, owners=owners)
+            second = _write(indexer, store, items[half:], run_id, live, mark=mark, owners=owners)
             return first[0] + second[0], first[1] + second[1]
         job, outcome = items[0]
         if memory_mb < LARGE_MEMORY_MB:
-            return _write(indexer, store, items, run_id, live, memory_mb=LARGE_MEMORY_MB, mark=mark)
+            return _write(indexer, store, items, run_id, live, memory_mb=LARGE_MEMORY_MB, mark=mark, owners=owners)
         reason = (f"its {outcome.size_bytes / 2**20:.0f} MB of text, units and chunks do not fit in the store's "
                   f"memory ({memory_mb} MB) in one write")
-        return _write(indexer, store, [(job, failed(job.file, "store", "failed", reason))], run_id, live, mark=mark)
+        return _write(indexer, store, [(job, failed(job.file, "store", "failed", reason))], run_id, live, mark=mark,
+                      owners=owners)
     except StoreConflictError:
         raise
     except Exception as exc:
@@ -208,7 +230,7 @@ def _write_once(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, D
         rest = [item for item in items if item[0] is not bad_job]
         reason = f"writing it failed: {_internal_error(exc)}"
         return _write(indexer, store, [*rest, (bad_job, failed(bad_job.file, "store", "failed", reason))], run_id,
-                      live, mark=mark)
+                      live, mark=mark, owners=owners)
 
 
 def _update_postings(con: duckdb.DuckDBPyConnection, batch: WriteBatch, live: frozenset[str],

@@ -17,6 +17,7 @@ from ..core.coverage import Coverage
 from ..core.hashing import to_jsonable
 from ..core.model import Chunk, Document, Unit
 from ..core.routing import Rejection
+from ..core.steps import UNITS
 from ..core.units import unit_paths, units_fingerprint, walk_units  # noqa: F401 (re-exported)
 from .batch import delete_where_in, insert_rows
 from .db import utcnow
@@ -221,6 +222,14 @@ def step_states(con: Connection, document_ids: Sequence[str]) -> dict[tuple[str,
     rows = execute(con, "SELECT step, document_id, cache_key, data_version, owner FROM step_state "
                         "WHERE list_contains(?::VARCHAR[], document_id)", [list(document_ids)]).fetchall()
     return {(step, document_id): (key, version, owner) for step, document_id, key, version, owner in rows}
+
+
+def document_owners(con: Connection, document_ids: Sequence[str]) -> dict[str, str | None]:
+    """Document id -> the unit parser that owns it (its units step's owner; None: rejected or never parsed)."""
+    rows = execute(con, "SELECT document_id, owner FROM step_state WHERE step = ? "
+                        "AND list_contains(?::VARCHAR[], document_id)", [UNITS, list(document_ids)]).fetchall()
+    found = dict(rows)
+    return {document_id: found.get(document_id) for document_id in document_ids}
 
 
 def set_step_state(con: Connection, step: str, document_id: str, cache_key: str, data_version: str | None,

@@ -32,3 +32,17 @@ def test_folder_changes_adds_deletes_and_covers_the_range():
     assert [f.document_id for f in changes.to_index] == ["b.txt", "d.txt"]
     assert (changes.range_start, changes.range_end) == ("b.txt", "d.txt")
     assert changes.run_key.startswith("docs-")
+
+
+def test_documents_are_planned_in_groups_bounded_by_count_and_bytes():
+    from right_rag_dagster.pipeline.runner import PLAN_BYTES, PLAN_GROUP, plan_groups
+
+    def files(*sizes: int) -> list[DocumentFile]:
+        return [DocumentFile(f"{n}.txt", f"{n}.txt", Path(f"{n}.txt"), size, 0.0, "h") for n, size in enumerate(sizes)]
+
+    small = files(*[1000] * (PLAN_GROUP + 5))  # the scale corpus's copyright files: a few KB each
+    assert [len(g) for g in plan_groups(small)] == [PLAN_GROUP, 5]
+    large = files(PLAN_BYTES // 2, PLAN_BYTES // 2, 1, 3 * PLAN_BYTES, 1)  # a file over the budget goes alone
+    assert [[f.document_id for f in g] for g in plan_groups(large)] == [["0.txt", "1.txt"], ["2.txt"], ["3.txt"],
+                                                                        ["4.txt"]]
+    assert list(plan_groups([])) == []

@@ -213,14 +213,18 @@ def run_document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRag
     writer = is_writer_run(context.run)
     if writer and todo:  # once, not with every batch: concurrent replacements of that one row would conflict
         store.retry_conflicts(lambda: mark_refresh(store, pending=True))
-    for events in process_documents(indexer, store, todo, context.run.run_id, mark_pending=not writer):
+    written_owners: dict[str, str | None] = {}  # read in each batch's own transaction
+    for events in process_documents(indexer, store, todo, context.run.run_id, mark_pending=not writer,
+                                    owners=written_owners):
         for event in events:
             changed_docs.add(event.document_id)
             counts[event.status] = counts.get(event.status, 0) + 1
             if event.status in ("unsupported", "ambiguous", "failed", "rejected", "stale", "warning"):
                 context.log.warning(f"{event.document_id}: {event.status}: {event.metadata.get('reason')}")
         batch = [files[k] for k in {e.partition_key for e in events} if k in files]
-        owned.sync(stored_owners(store, batch))
+        unread = [f for f in batch if f.document_id not in written_owners]
+        owned.sync({**{f.partition_key: written_owners.pop(f.document_id) for f in batch
+                       if f.document_id in written_owners}, **stored_owners(store, unread)})
         materialized = [e for e in events if e.status in ("materialized", "rejected") and asset_key_for_step(e.asset)
                         and owned_or_not_units(e, owned)]
         for materialization in staged_materializations(context.instance, materialized, unit_keys, project_root):

@@ -48,8 +48,8 @@ DOCUMENT_ROW_GROUP_ROWS = 2048
 CHECKPOINT_WAL_BYTES = 16 * 2**20
 """A write that leaves a longer log folds it into the file right after its commit (DuckDB's own
 ``checkpoint_threshold`` is off: its checkpoint inside the commit cannot be tried again with more memory). Every
-open replays the log, at ~3 MB of memory and ~5 ms of CPU per MB of it: on a full index of the scale corpus, 16 MB spent 2.2 s
-of CPU opening and folding, 64 MB 4.1 s (opens at 28 MB of log on average)."""
+open replays the log, at ~3 MB of memory and ~5 ms of CPU per MB of it: on a full index of the scale corpus, 16 MB
+spent 2.2 s of CPU opening and folding, 64 MB 4.1 s (opens at 28 MB of log on average)."""
 DEFAULT_MEMORY_LIMIT = "128MB"
 """DuckDB's buffer pool; it spills to disk beyond it. Uncapped, DuckDB may take 80% of RAM: the 710-document
 index peaked at 741 MB RSS, 615 MB with 256 MB, 490 MB with 128 MB. Raise it with RIGHT_RAG_DUCKDB_MEMORY_LIMIT

@@ -19,6 +19,7 @@ from right_rag_dagster.retrieval import (
     build_search_index,
     search,
 )
+from right_rag_dagster.errors import ConfigError
 from right_rag_dagster.retrieval.indexed_text import indexed_text
 from right_rag_dagster.retrieval.searching.fusion import RRF_K
 from right_rag_dagster.retrieval.searching.snapshot import clear_cache
@@ -61,9 +62,10 @@ def test_dense_finds_a_chunk_from_its_own_text(dense_store: Store) -> None:
     assert all(h.retriever == "dense" for h in hits)
 
 
-def test_hybrid_is_reciprocal_rank_fusion_of_bm25_and_dense(dense_store: Store) -> None:
+def test_hybrid_rrf_is_reciprocal_rank_fusion_of_bm25_and_dense(dense_store: Store) -> None:
     query = "written offer valid for at least three years"
-    hits = search(dense_store, query, chunker="default", retriever="hybrid", k=10, embedder=EMBEDDER)
+    hits = search(dense_store, query, chunker="default", retriever="hybrid", k=10, embedder=EMBEDDER,
+                  options={"fusion": "rrf"})
     bm25 = {h.chunk_id: h.rank for h in search(dense_store, query, chunker="default", k=50)}
     dense = {h.chunk_id: h.rank for h in search(dense_store, query, chunker="default", retriever="dense", k=50,
                                                 embedder=EMBEDDER)}
@@ -74,6 +76,31 @@ def test_hybrid_is_reciprocal_rank_fusion_of_bm25_and_dense(dense_store: Store) 
         assert {name: d["rank"] for name, d in hit.details.items()} == {
             name: ranks[hit.chunk_id] for name, ranks in (("bm25", bm25), ("dense", dense)) if hit.chunk_id in ranks}
     assert hits[0].chunk_id in bm25 and hits[0].chunk_id in dense
+
+
+def test_hybrid_orders_passages_within_the_documents_bm25_places(dense_store: Store) -> None:
+    query = "conveying verbatim copies of the source code"
+    hits = search(dense_store, query, chunker="default", retriever="hybrid", k=10, embedder=EMBEDDER)
+    bm25 = search(dense_store, query, chunker="default", k=50)
+    fused = search(dense_store, query, chunker="default", retriever="hybrid", k=50, embedder=EMBEDDER,
+                   options={"fusion": "rrf", "depth": 50})  # the rankings the k=10 search fused
+    # every place keeps BM25's document and score ...
+    assert [(h.document_id, h.score) for h in hits] == [(h.document_id, h.score) for h in bm25[:10]]
+    # ... and is taken by a chunk of that document that BM25 returned, in the fusion's order
+    in_bm25 = {h.chunk_id for h in bm25}
+    position = {h.chunk_id: h.rank for h in fused}
+    for document in {h.document_id for h in hits}:
+        placed = [h.chunk_id for h in hits if h.document_id == document]
+        assert set(placed) <= in_bm25
+        assert placed == sorted(placed, key=lambda chunk_id: position.get(chunk_id, len(position) + 1))
+    assert [h.chunk_id for h in hits] != [h.chunk_id for h in bm25[:10]]  # the fusion did reorder passages
+    assert all(set(h.details) <= {"bm25", "dense"} for h in hits)
+
+
+def test_hybrid_fusion_must_be_known(dense_store: Store) -> None:
+    with pytest.raises(ConfigError, match="unknown hybrid fusion 'mean'; use one of documents, rrf"):
+        search(dense_store, "license", chunker="default", retriever="hybrid", embedder=EMBEDDER,
+               options={"fusion": "mean"})
 
 
 def test_hybrid_weights_can_silence_a_ranking(dense_store: Store) -> None:

@@ -38,3 +38,12 @@ def test_nothing_moves_when_the_first_candidate_is_no_stanza_or_already_fits() -
     assert _rank("What does the BSD licence require?", items) == ["licence text", "all"]
     exact = [("signames", _stanza(["src/mksignames.c"])), ("all", _stanza(["*"]))]
     assert _rank("Why is dash's src/mksignames.c under GPL-2+?", exact) == ["signames", "all"]
+
+
+def test_the_word_files_names_no_pattern() -> None:
+    # libtalloc2.copyright (tests/fixtures/heldout2): "files" met the pattern word of stale_files.py
+    items = [("debian", _stanza(["debian/*"])),
+             ("waf", _stanza(["buildtools/bin/waf", "buildtools/wafsamba/stale_files.py", "third_party/waf/*"])),
+             ("all", _stanza(["*"]))]
+    question = "Who holds the copyright on talloc's files and under which licence are they?"
+    assert _rank(question, items, "talloc s") == ["all", "debian", "waf"]

@@ -11,7 +11,8 @@ When the retriever's first candidate carries file patterns, the candidates of th
 compared by their patterns as a name: the literal words of the patterns (``src/ALAC/*`` -> ``src``, ``alac``),
 as BM25 stems, against the question's stems (without the words of the name it calls the document by). The unit
 whose patterns the question covers best (the largest share of their words) comes first; when the question says
-none of them, it asks about the whole, and the unit for every file (``*``) comes first. Only the order of that
+none of them, it asks about the whole, and the unit for every file (``*``) comes first. The word "files" names
+no pattern ("talloc's files" is not ``stale_files.py``). Only the order of that
 document's units at the top changes: a question about anything else is left as it is.
 """
 
@@ -52,7 +53,8 @@ def reorder(items: Sequence[T], question: str, document_of: Callable[[T], str],
     if not items or terms_of(items[0]) is None:
         return list(items)
     document = document_of(items[0])
-    asked = set(_terms(question)) - set(_terms(name_of(document) or ""))
+    # "files" says that the question is about files, never which ones: it matches no pattern (``stale_files.py``)
+    asked = set(_terms(question)) - set(_terms(name_of(document) or "")) - set(_terms(FILES_ATTRIBUTE))
     stanzas = [(i, terms) for i, item in enumerate(items)
                if document_of(item) == document and (terms := terms_of(item)) is not None]
 

@@ -1,8 +1,9 @@
-"""Reciprocal rank fusion: score = sum over rankings of weight / (k + rank), ranks counted from 1."""
+"""Reciprocal rank fusion (score = sum over rankings of weight / (k + rank), ranks counted from 1), and the
+placing of a fusion's order within the documents of one ranking."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from .chunk_table import Candidate
 
@@ -24,3 +25,25 @@ def reciprocal_rank_fusion(rankings: Mapping[str, Sequence[Candidate]], weights:
             details.setdefault(candidate.chunk_id, {})[name] = {"rank": rank, "score": candidate.score}
     order = sorted(scores, key=lambda chunk_id: -scores[chunk_id])
     return [Candidate(chunk_id, scores[chunk_id], details[chunk_id]) for chunk_id in order]
+
+
+def within_documents(lexical: Sequence[Candidate], fused: Sequence[Candidate],
+                     document_of: Callable[[str], str]) -> list[Candidate]:
+    """``lexical``'s places and scores, each taken by a chunk of the same document in ``fused``'s order.
+
+    Which documents the top places belong to, and the scores later reorderings add to, stay the lexical
+    ranking's; only the order of one document's chunks among its places is the fusion's. A chunk only
+    ``fused`` holds is left out. Details are the fusion's (each ranking's rank and score).
+    """
+    position = {c.chunk_id: i for i, c in enumerate(fused)}
+    details = {c.chunk_id: c.details for c in fused}
+    groups: dict[str, list[Candidate]] = {}
+    for candidate in lexical:
+        groups.setdefault(document_of(candidate.chunk_id), []).append(candidate)
+    queues = {document: iter(sorted(group, key=lambda c: position.get(c.chunk_id, len(position))))
+              for document, group in groups.items()}
+    placed = []
+    for place in lexical:
+        chunk = next(queues[document_of(place.chunk_id)])
+        placed.append(Candidate(chunk.chunk_id, place.score, details.get(chunk.chunk_id, chunk.details)))
+    return placed

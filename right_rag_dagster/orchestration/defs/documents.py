@@ -54,6 +54,10 @@ from .search import materialize_search_indexes, search_index_specs
 SESSION_MAX_DOCUMENTS = 20
 """A run that wrote at most this many documents refreshes the search indexes and the report with the store file
 held open (``Store.session``): its few short steps would otherwise spend more time opening it than working."""
+SESSION_MAX_BYTES = 4 * 2**20
+"""A run of at most ``SESSION_MAX_DOCUMENTS`` documents holding at most this many bytes of files keeps the store
+file open from its scan on, except while they are parsed; a larger one lets readers in between its transactions
+(a 100 MB file's write and its savers kept a query waiting 82 s)."""
 FROM_OWNER = dg.SpecificPartitionsPartitionMapping([])
 """How chunks and coverage depend on the units assets: a document's chunks come from its owner's units only, which no
 built-in mapping expresses (the identity mapping asks every parser's asset for the partition, and Dagster then
@@ -147,12 +151,12 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
     def document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRagProject) -> Iterator[Any]:
         selected = set(context.selected_asset_keys)
         project, store = right_rag.get_project(), right_rag.get_store()
-        documents = len(context.partition_keys) if selected & document_keys else 0
+        keys = set(context.partition_keys) if selected & document_keys else set()
         with contextlib.ExitStack() as held:
-            # A run of a few documents holds the store from its scan to its refresh, letting go while the workers
-            # parse (``process_documents``): a parser that hangs on the one file a user edited must not lock every
-            # query out until document_seconds. A larger run holds it only for the scan and a small refresh.
-            if documents <= SESSION_MAX_DOCUMENTS:
+            # A run of a few small documents holds the store from its scan to its refresh, letting go while the
+            # workers parse (``process_documents``): a parser that hangs on the one file a user edited must not lock
+            # every query out until document_seconds. A larger run holds it only for the scan and a small refresh.
+            if len(keys) <= SESSION_MAX_DOCUMENTS:
                 held.enter_context(store.session())
             with store.session():
                 files = scan_documents(project.documents_dir, known_files(store), project.allow_outside_links)
@@ -161,6 +165,8 @@ def build_document_assets(project: Project) -> dg.AssetsDefinition:
                 owned = OwnedPartitions(context.instance, [p.name for p in parsers])
                 if not writer:
                     owned.sync(stored_owners(store, files), complete=True)
+            if sum(f.size for f in files if f.partition_key in keys) > SESSION_MAX_BYTES:
+                held.close()  # its write, and the savers after it, would keep readers out for long
             if removed:
                 context.log.info(f"removed {len(removed)} documents whose files left the folder: "
                                  f"{[e.document_id for e in removed][:10]}")

@@ -68,7 +68,7 @@ def run_writers(project: Project, plan: IndexPlan, all_keys: Sequence[str], writ
         sync_partitions(instance, all_keys)
         prepare_pool(instance)
         order = instance.get_dynamic_partitions(DOCUMENTS_PARTITIONS.name)
-        slices = writer_slices(order, plan.todo, range_count(writers, len(plan.todo)))
+        slices = writer_slices(order, plan.todo, range_count(writers, len(plan.todo)), writers)
         group = f"cli-{uuid.uuid4()}"
         base = {SOURCE_TAG: "cli"}
         parts = [WriterRange(i, make_new_run_id(), list(files)) for i, files in enumerate(slices)]

@@ -8,7 +8,8 @@ instead of waiting for the others: it reads one ``{"run_id": ..., "tags": {...}}
 answers with one ``DONE_PREFIX`` line holding ``{"run_id", "ok", "error"}``, until stdin closes.
 
 Each run selects the per-document assets only and carries the writer tags (``writers.py``); its writing step takes
-a slot of the ``right_rag_store`` pool like any index run.
+a slot of the ``right_rag_store`` pool like any index run. The writer's parsing workers start first, before Dagster
+is imported, and serve every range it writes.
 """
 
 from __future__ import annotations
@@ -19,24 +20,28 @@ import sys
 from collections.abc import Iterable
 from typing import TextIO
 
-import dagster as dg
-
 CPU_TAG = "right_rag/cpu_seconds"
 RSS_TAG = "right_rag/peak_rss_mb"
 DONE_PREFIX = "right-rag-writer-done "
 
 
 class Writer:
-    """The project's definitions and the Dagster instance, loaded once for every range this process writes
-    (opening the instance on PostgreSQL storage costs about a second: each of its three storages checks its
+    """The project's parsing workers, definitions and Dagster instance, loaded once for every range this process
+    writes (opening the instance on PostgreSQL storage costs about a second: each of its three storages checks its
     tables and migrations)."""
 
     def __init__(self, project_dir: str, debug: bool = False) -> None:
+        from ..pipeline.workers import prestart_workers
         from ..project import Project
+
+        self.project = Project.load(project_dir)
+        prestart_workers(self.project, keep=True)  # they import the plugins while this process imports Dagster
+
+        import dagster as dg
+
         from .project_definitions import build_definitions
         from .resources import preload
 
-        self.project = Project.load(project_dir)
         self.defs = build_definitions(self.project)
         self.debug = debug
         preload(self.project)
@@ -63,9 +68,11 @@ class Writer:
             attribute_to_location(instance, self.project, run_id)
 
     def close(self) -> None:
+        from ..pipeline.workers import close_prestarted
         from .resources import preload
 
         preload(None)
+        close_prestarted()
         self.instance.dispose()
 
 
@@ -83,20 +90,27 @@ def serve(writer: Writer, requests: Iterable[str], answers: TextIO) -> None:
         answers.flush()
 
 
-def _usage() -> tuple[float, float]:
-    me, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime, workers.ru_utime + workers.ru_stime
+def _usage() -> tuple[float, float, float]:
+    """CPU seconds of this process, of its ended children and of its kept parsing workers alive now."""
+    from ..pipeline.workers import kept_workers_usage
+
+    me, ended = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime, ended.ru_utime + ended.ru_stime, kept_workers_usage()[0]
 
 
-def usage_tags(before: tuple[float, float]) -> dict[str, str]:
-    """CPU seconds of this run (the writer and its parsing workers, ended by now) and the writer's peak RSS."""
-    mine, workers = _usage()
+def usage_tags(before: tuple[float, float, float]) -> dict[str, str]:
+    """CPU seconds of this run (the writer and its parsing workers) and the largest peak RSS of them so far."""
+    from ..pipeline.workers import kept_workers_usage
+
+    cpu = sum(_usage()) - sum(before)
     peak_kb = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
-    return {CPU_TAG: f"{mine - before[0] + workers - before[1]:.1f}", RSS_TAG: f"{peak_kb / 1024:.0f}"}
+    return {CPU_TAG: f"{cpu:.1f}", RSS_TAG: f"{max(peak_kb / 1024, kept_workers_usage()[1]):.0f}"}
 
 
 def describe(exc: BaseException) -> str:
     """The cause's type and message, under Dagster's wrappers."""
+    import dagster as dg
+
     cause = exc
     while cause.__cause__ is not None and isinstance(cause, dg.DagsterError):
         cause = cause.__cause__

@@ -63,14 +63,17 @@ def build_search_index(store: Store, chunker: str, embedder: Embedder | str | An
 
 
 def clear_writer_tokens(store: Store, chunker: str) -> None:
-    """Empty the terms the writers tokenized for ``chunker`` once a build used them (``store/staged_terms.py``);
-    a writer inserting meanwhile makes the delete conflict, and it is done again."""
+    """Empty the postings the writers stemmed for ``chunker`` once a build used them (``store/staged_terms.py``),
+    and drop the tokens table of earlier versions; a writer inserting meanwhile makes the delete conflict, and it
+    is done again."""
+    from ...store.search_tables import IndexTables
     from ...store.staged_terms import clear_staged_terms
-    from .bm25 import tokens_table
+    from .bm25 import LEGACY_TOKENS_SUFFIX, stems_table
 
     def clear() -> None:
         with store.write() as con:
-            clear_staged_terms(con, tokens_table(chunker))
+            clear_staged_terms(con, stems_table(chunker))
+            con.execute(f"DROP TABLE IF EXISTS {IndexTables(chunker).bm25}{LEGACY_TOKENS_SUFFIX}")
 
     store.retry_conflicts(clear)
 

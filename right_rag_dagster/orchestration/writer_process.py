@@ -5,7 +5,8 @@ range, executed in this process on the instance of DAGSTER_HOME (the same Postgr
 
 The writer takes ranges from its parent one at a time, so a writer that finishes early takes the next range
 instead of waiting for the others: it reads one ``{"run_id": ..., "tags": {...}}`` line from stdin per range and
-answers with one ``DONE_PREFIX`` line holding ``{"run_id", "ok", "error"}``, until stdin closes.
+answers with one ``DONE_PREFIX`` line holding ``{"run_id", "ok", "error"}``, until stdin closes. A
+``{"prepare": true}`` line (``writer_pool.PREPARE``) has it open its Dagster instance before the first range.
 
 Each run selects the per-document assets only and carries the writer tags (``writers.py``); its writing step takes
 a slot of the ``right_rag_store`` pool like any index run. The writer's parsing workers start first, before Dagster
@@ -45,7 +46,17 @@ class Writer:
         self.defs = build_definitions(self.project)
         self.debug = debug
         preload(self.project)
-        self.instance = dg.DagsterInstance.get()
+        self._instance: dg.DagsterInstance | None = None
+
+    @property
+    def instance(self):
+        """The instance of DAGSTER_HOME, opened on first use: only once the parent's has created the storage's
+        tables (it says so with ``PREPARE``, or by sending the first range)."""
+        import dagster as dg
+
+        if self._instance is None:
+            self._instance = dg.DagsterInstance.get()
+        return self._instance
 
     def run(self, run_id: str, tags: dict[str, str]) -> bool:
         """Execute one range's run; raises what the run raised."""
@@ -73,7 +84,8 @@ class Writer:
 
         preload(None)
         close_prestarted()
-        self.instance.dispose()
+        if self._instance is not None:
+            self._instance.dispose()
 
 
 def serve(writer: Writer, requests: Iterable[str], answers: TextIO) -> None:
@@ -82,6 +94,9 @@ def serve(writer: Writer, requests: Iterable[str], answers: TextIO) -> None:
         if not line.strip():
             continue
         request = json.loads(line)
+        if request.get("prepare"):
+            writer.instance  # noqa: B018 (opened now, while the parent cuts the ranges)
+            continue
         try:
             ok, error = writer.run(request["run_id"], request["tags"]), None
         except Exception as exc:  # noqa: BLE001 (the parent reports it with the run id)

@@ -13,6 +13,7 @@ from right_rag_dagster.retrieval.searching.snapshot import clear_cache
 from right_rag_dagster.pipeline.shards import index_shard
 from right_rag_dagster.project import Project
 from right_rag_dagster.retrieval import build_search_index, search
+from right_rag_dagster.retrieval.build import bm25 as bm25_index
 from right_rag_dagster.retrieval.build.bm25 import stems_table
 from right_rag_dagster.store import Store
 from right_rag_dagster.store.bm25_tables import create_tables, insert_slice, insert_stemmed
@@ -65,8 +66,12 @@ def ranked(store: Store) -> list[tuple[str, float]]:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("page", [None, 7], ids=["one-transaction", "staged-in-pages"])
 def test_the_build_after_lake_writers_uses_their_terms_and_answers_as_the_embedded_file(
-        tmp_path: Path, local_postgres) -> None:
+        tmp_path: Path, local_postgres, monkeypatch: pytest.MonkeyPatch, page: int | None) -> None:
+    """A full rebuild from the writers' rows, in the build's one transaction or staged a few chunks at a time."""
+    if page is not None:
+        monkeypatch.setattr(bm25_index, "STAGE_STEMMED_CHUNKS", page)
     embedded = Project.load(make_project(tmp_path / "embedded"))
     index_shard(embedded.root, 0, 1)
     build_search_index(Store.for_project(embedded), "default")

@@ -46,9 +46,10 @@ corpus (40k chunks at once set the index run's peak memory)."""
 STAGE_CHUNKS = 2048
 """Chunks per transaction of a full rebuild (``stage_bm25``): 32k chunks in one transaction added 330 MB."""
 STAGE_STEMMED_CHUNKS = 32768
-"""Chunks per transaction of a full rebuild from the writers' stemmed postings (a DuckLake's): no text to read or
-tokenize, and each transaction on a lake commits Parquet files and a catalog snapshot (16 commits of 2,048 chunks
-took 7.4 s of an 8.2 s build of the scale corpus's 31,688 chunks)."""
+"""Chunks per transaction of a full rebuild from the writers' stemmed postings (a DuckLake's), and the most it
+writes in its one transaction without staging: no text to read or tokenize, and each transaction on a lake
+commits Parquet files and a catalog snapshot (16 commits of 2,048 chunks took 7.4 s of an 8.2 s build of the
+scale corpus's 31,688 chunks)."""
 FTS_OPTIONS = r"stemmer = 'porter', stopwords = 'english', ignore = '\s+', strip_accents = 0, lower = 0"
 """The ``create_fts_index`` settings, over our space-joined tokens, whose ``match_bm25`` scores equal ours."""
 
@@ -64,6 +65,12 @@ class Bm25Plan:
     full_rebuild: bool
     fingerprint: str = ""  # of the chunks this plan was made from (see store.chunk_reads.chunks_fingerprint)
     stale_fingerprint: bool = False  # only the stored fingerprint is out of date (no indexed text changed)
+    stemmed: bool = False  # a DuckLake's writers stemmed chunks (store/staged_terms.py): their rows are used
+
+    @property
+    def staged(self) -> bool:
+        """Whether a full rebuild is written by ``stage_bm25`` in several transactions, then swapped in."""
+        return self.full_rebuild and len(self.insert) > (STAGE_STEMMED_CHUNKS if self.stemmed else STAGE_CHUNKS)
 
     @property
     def rows_changed(self) -> bool:
@@ -90,7 +97,8 @@ def plan_bm25(pending: PendingChunks, con: Connection, fingerprint: str = "") ->
     insert = tuple(stale)
     state = read_state(con, pending.chunker, "bm25")
     stale_fingerprint = state is not None and state.details.get("fingerprint") != fingerprint
-    return Bm25Plan(tables, remove, insert, full, fingerprint, stale_fingerprint)
+    stemmed = bool(insert) and has_staged_terms(con, stems_table(pending.chunker))
+    return Bm25Plan(tables, remove, insert, full, fingerprint, stale_fingerprint, stemmed)
 
 
 def stems_table(chunker: str) -> str:
@@ -145,11 +153,10 @@ def stage_bm25(store: Store, plan: Bm25Plan) -> None:
     with store.write() as con:
         drop_tables(con, staging)
         create_tables(con, staging)
-        stemmed = has_staged_terms(con, stems_table(plan.tables.chunker))
-    page = STAGE_STEMMED_CHUNKS if stemmed else STAGE_CHUNKS
+    page = STAGE_STEMMED_CHUNKS if plan.stemmed else STAGE_CHUNKS
     for start in range(0, len(plan.insert), page):
         with store.write() as con:
-            _insert_chunks(con, staging, plan.insert[start:start + page], stemmed)
+            _insert_chunks(con, staging, plan.insert[start:start + page], plan.stemmed)
 
 
 def apply_bm25(con: Connection, plan: Bm25Plan, build_id: str, seconds: float, staged: bool = False) -> dict[str, int]:
@@ -166,7 +173,7 @@ def apply_bm25(con: Connection, plan: Bm25Plan, build_id: str, seconds: float, s
     if gone and not plan.full_rebuild:
         delete_chunks(con, t, gone)
     if plan.insert and not staged:
-        _insert_chunks(con, t, plan.insert, has_staged_terms(con, stems_table(t.chunker)))
+        _insert_chunks(con, t, plan.insert, plan.stemmed)
     if not plan.full_rebuild and not gone:  # documents written their postings, leaving terms unused: prune them
         prune_terms(con, t)
     rows, tokens, terms = bm25_totals(con, t)

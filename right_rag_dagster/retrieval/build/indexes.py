@@ -18,7 +18,7 @@ from ...store.extensions import load_extension
 from ...store.search_tables import Connection, read_state
 from ..embedders import Embedder, make_embedder
 from ..formats import BM25_FORMAT, HASH_RULE
-from .bm25 import STAGE_CHUNKS, Bm25Plan, apply_bm25, plan_bm25, stage_bm25
+from .bm25 import Bm25Plan, apply_bm25, plan_bm25, stage_bm25
 from .dense import HNSW_THRESHOLD, DensePlan, apply_dense, plan_dense
 from .pending import PendingChunks
 
@@ -122,7 +122,7 @@ def _apply(store: Store, bm25: Bm25Plan, dense: DensePlan | None, vectors: np.nd
     loaded when HNSW changed, see ``dense``), so the readers that follow a build open the file without
     replaying its log: a 100 KB log made each open of the 40k-chunk store 30 ms slower."""
     build_id = uuid.uuid4().hex
-    staged = bm25.full_rebuild and len(bm25.insert) > STAGE_CHUNKS
+    staged = bm25.staged
     if staged:
         stage_bm25(store, bm25)
     with store.write(checkpoint=True) as con:  # the fingerprint differs, so at least a state row changes

@@ -16,6 +16,7 @@ is imported, and serve every range it writes.
 from __future__ import annotations
 
 import json
+import os
 import resource
 import sys
 from collections.abc import Iterable
@@ -40,8 +41,13 @@ class Writer:
 
         import dagster as dg
 
+        from .local import SUBSET_PLANNED_EVENTS
         from .project_definitions import build_definitions
         from .resources import preload
+
+        # One planned event per asset for each range, not one per asset and partition (hundreds per range, each
+        # a write to PostgreSQL): set here, since the parent may start this process before it sets it for itself.
+        os.environ.setdefault(SUBSET_PLANNED_EVENTS, "1")
 
         self.defs = build_definitions(self.project)
         self.debug = debug

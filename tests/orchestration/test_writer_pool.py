@@ -5,6 +5,7 @@ processes speaking ``writer_process``'s protocol, without Dagster."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tempfile
@@ -52,3 +53,20 @@ def test_a_writer_dead_before_its_first_range_loses_none() -> None:
     (failure,) = failures
     assert "ImportError: spec/unit_parsers/broken.py failed" in failure
     assert sorted(written + [failure.split()[2].rstrip(":")]) == [p.run_id for p in parts]
+
+
+def test_a_writer_plans_one_event_per_asset_whoever_started_it(tmp_path: Path, monkeypatch) -> None:
+    """``right-rag index`` starts its writers before it sets the variable for itself: the writer sets it, or each
+    of its runs would write one planned event per asset and partition (hundreds per range) to PostgreSQL."""
+    from right_rag_dagster.orchestration.local import SUBSET_PLANNED_EVENTS
+    from right_rag_dagster.orchestration.writer_process import Writer
+
+    from .conftest import make_project
+
+    monkeypatch.delenv(SUBSET_PLANNED_EVENTS, raising=False)
+    writer = Writer(str(make_project(tmp_path / "project")))
+    try:
+        assert writer._instance is None  # opened only when the parent says Dagster's storage exists
+        assert os.environ[SUBSET_PLANNED_EVENTS] == "1"
+    finally:
+        writer.close()

@@ -47,6 +47,9 @@ def stage_postings(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[tu
     con.execute("DROP TABLE _stage_in")
 
 
-def clear_staged_terms(con: duckdb.DuckDBPyConnection, table: str) -> None:
+def clear_staged_terms(con: duckdb.DuckDBPyConnection, table: str, legacy: str | None = None) -> None:
+    """Empty the table once a build used it, and drop ``legacy``, where earlier versions kept unstemmed tokens."""
     if has_staged_terms(con, table):
         con.execute(f"DELETE FROM {table}")
+    if legacy is not None:
+        con.execute(f"DROP TABLE IF EXISTS {legacy}")

@@ -72,8 +72,7 @@ def clear_writer_tokens(store: Store, chunker: str) -> None:
 
     def clear() -> None:
         with store.write() as con:
-            clear_staged_terms(con, stems_table(chunker))
-            con.execute(f"DROP TABLE IF EXISTS {IndexTables(chunker).bm25}{LEGACY_TOKENS_SUFFIX}")
+            clear_staged_terms(con, stems_table(chunker), f"{IndexTables(chunker).bm25}{LEGACY_TOKENS_SUFFIX}")
 
     store.retry_conflicts(clear)
 

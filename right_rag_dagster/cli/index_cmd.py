@@ -117,6 +117,7 @@ def _run(args: argparse.Namespace, project: Project, store: Store, plan: IndexPl
         writers = _writers(args, store, len(plan.todo))
         if plan.todo and writers == 1:
             prestart_workers(project)  # they import the plugins while this process imports Dagster
+        processes = _start_writers(project, writers, args.debug) if plan.todo and writers > 1 else None
         from ..orchestration.local import (
             run_local,  # Dagster is imported only when there is work to do
         )
@@ -130,7 +131,7 @@ def _run(args: argparse.Namespace, project: Project, store: Store, plan: IndexPl
 
                 result = run_writers(project, plan, [f.partition_key for f in files], writers,
                                      notify=lambda message: print(f"right-rag: {safe(message)}", file=sys.stderr),
-                                     debug=args.debug)
+                                     debug=args.debug, processes=processes)
             else:
                 result = run_local(project, plan, [f.partition_key for f in files], refresh=True,
                                    notify=lambda message: print(f"right-rag: {safe(message)}", file=sys.stderr),
@@ -138,8 +139,18 @@ def _run(args: argparse.Namespace, project: Project, store: Store, plan: IndexPl
         finally:
             bar.close()
             close_prestarted()
+            if processes is not None:
+                processes.close()  # ended already, unless the run failed before its writers did
         processed, removed = len(plan.todo), result.removed
     return _summary(store, plan, processed, time.monotonic() - started, removed, args.quiet)
+
+
+def _start_writers(project: Project, writers: int, debug: bool):
+    """The writer processes of ``--writers N``, started before this process imports Dagster: they import it, and
+    start their parsing workers, meanwhile."""
+    from ..orchestration.writer_pool import WriterProcesses
+
+    return WriterProcesses(project, writers, debug).start()
 
 
 def _writers(args: argparse.Namespace, store: Store, documents: int) -> int:

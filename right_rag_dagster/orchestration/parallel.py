@@ -14,15 +14,10 @@ import contextlib
 import json
 import os
 import queue
-import subprocess
-import sys
-import tempfile
 import threading
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import IO
-
 import dagster as dg
 from dagster._core.utils import make_new_run_id
 
@@ -46,21 +41,25 @@ from .project_definitions import build_definitions
 from .recovery import SOURCE_TAG, process_tags, recover_dead_runs
 from .resources import preload
 from .streaming import execute_streaming
+from .writer_pool import WriterProcesses
 from .writer_process import DONE_PREFIX
 from .writers import GROUP_TAG, prepare_pool, range_count, writer_slices, writer_tags
 
 
 def run_writers(project: Project, plan: IndexPlan, all_keys: Sequence[str], writers: int,
-                notify: Callable[[str], None] | None = None, debug: bool = False) -> LocalRunResult:
-    """Index the plan's documents with ``writers`` concurrent Dagster runs, then refresh once."""
+                notify: Callable[[str], None] | None = None, debug: bool = False,
+                processes: WriterProcesses | None = None) -> LocalRunResult:
+    """Index the plan's documents with ``writers`` concurrent Dagster runs, then refresh once; ``processes``:
+    writer processes started earlier (``right-rag index`` starts them before it imports Dagster), else new ones."""
     # One planned event per asset for each writer's partition range, not one per asset and partition: with 355
     # partitions per writer, the per-partition events delayed each run's start by about a minute on PostgreSQL.
     os.environ.setdefault(SUBSET_PLANNED_EVENTS, "1")
     ensure_dagster_home(project.dagster_home)
     with dg.DagsterInstance.get() as instance, \
-            WriterProcesses(project, min(writers, len(plan.todo)), debug) as children:
+            processes or WriterProcesses(project, min(writers, len(plan.todo)), debug) as children:
         # The writer processes import Dagster and the plugins (seconds) while this one prepares their work; they
-        # start after this process's instance, which creates Dagster's tables in a new database.
+        # open their instances once this one has created Dagster's tables in a new database.
+        children.prepare()
         Store.for_project(project).ensure()  # migrations once, here: writers starting together would race
         recovered = recover_dead_runs(instance)
         if notify is not None and recovered.failed_runs:
@@ -68,7 +67,7 @@ def run_writers(project: Project, plan: IndexPlan, all_keys: Sequence[str], writ
         sync_partitions(instance, all_keys)
         prepare_pool(instance)
         order = instance.get_dynamic_partitions(DOCUMENTS_PARTITIONS.name)
-        slices = writer_slices(order, plan.todo, range_count(writers, len(plan.todo)))
+        slices = writer_slices(order, plan.todo, range_count(writers, len(plan.todo)), writers)
         group = f"cli-{uuid.uuid4()}"
         base = {SOURCE_TAG: "cli"}
         parts = [WriterRange(i, make_new_run_id(), list(files)) for i, files in enumerate(slices)]
@@ -99,32 +98,6 @@ class WriterRange:
     files: list[DocumentFile]
 
 
-class WriterProcesses:
-    """``count`` writer processes (``python -m ...writer_process PROJECT``), started at once, waiting for ranges on
-    stdin; on exit their stdin is closed and they are waited for."""
-
-    def __init__(self, project: Project, count: int, debug: bool = False) -> None:
-        self.project, self.count, self.debug = project, count, debug
-        self.children: list[tuple[subprocess.Popen, IO[str]]] = []
-
-    def __enter__(self) -> WriterProcesses:
-        for _ in range(self.count):
-            errors = tempfile.TemporaryFile("w+")
-            child = subprocess.Popen(
-                [sys.executable, "-m", "right_rag_dagster.orchestration.writer_process", str(self.project.root),
-                 *(["--debug"] if self.debug else [])],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, text=True, env={**os.environ})
-            self.children.append((child, errors))
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        for child, errors in self.children:
-            with contextlib.suppress(BrokenPipeError, OSError):
-                child.stdin.close()  # type: ignore[union-attr]
-            child.wait()
-            errors.close()
-
-
 def write_ranges(processes: WriterProcesses, parts: Sequence[WriterRange], writers: int, group: str,
                  base: dict[str, str]) -> list[str]:
     """Run every range with the writer processes (``writer_process``): each takes the next range when it
@@ -146,9 +119,12 @@ def write_ranges(processes: WriterProcesses, parts: Sequence[WriterRange], write
                 except queue.Empty:
                     break
                 tags = {**base, **writer_tags(part.files, group, slot, writers, (part.index, len(parts)))}
-                child.stdin.write(json.dumps({"run_id": part.run_id, "tags": tags}) + "\n")
-                child.stdin.flush()
-                answer = _answer(child.stdout)
+                try:
+                    child.stdin.write(json.dumps({"run_id": part.run_id, "tags": tags}) + "\n")
+                    child.stdin.flush()
+                    answer = _answer(child.stdout)
+                except OSError:  # BrokenPipeError: it died before it was given the range
+                    answer = None
                 if answer is None:  # the writer died: the ranges left go to the others
                     child.wait()
                     errors.seek(0)
@@ -158,10 +134,9 @@ def write_ranges(processes: WriterProcesses, parts: Sequence[WriterRange], write
                 if not answer["ok"]:
                     with lock:
                         failures.append(f"writer run {part.run_id}: {answer['error'] or 'failed'}")
-        finally:
+        finally:  # it exits (its workers stop, its instance closes) while the refresh runs; the pool waits for it
             with contextlib.suppress(BrokenPipeError, OSError):
                 child.stdin.close()
-            child.wait()
 
     threads = [threading.Thread(target=serve, args=(slot,), name=f"right-rag-writer-{slot}")
                for slot in range(min(len(processes.children), len(parts)))]

@@ -5,21 +5,22 @@ range, executed in this process on the instance of DAGSTER_HOME (the same Postgr
 
 The writer takes ranges from its parent one at a time, so a writer that finishes early takes the next range
 instead of waiting for the others: it reads one ``{"run_id": ..., "tags": {...}}`` line from stdin per range and
-answers with one ``DONE_PREFIX`` line holding ``{"run_id", "ok", "error"}``, until stdin closes.
+answers with one ``DONE_PREFIX`` line holding ``{"run_id", "ok", "error"}``, until stdin closes. A
+``{"prepare": true}`` line (``writer_pool.PREPARE``) has it open its Dagster instance before the first range.
 
 Each run selects the per-document assets only and carries the writer tags (``writers.py``); its writing step takes
-a slot of the ``right_rag_store`` pool like any index run.
+a slot of the ``right_rag_store`` pool like any index run. The writer's parsing workers start first, before Dagster
+is imported, and serve every range it writes.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import resource
 import sys
 from collections.abc import Iterable
 from typing import TextIO
-
-import dagster as dg
 
 CPU_TAG = "right_rag/cpu_seconds"
 RSS_TAG = "right_rag/peak_rss_mb"
@@ -27,20 +28,41 @@ DONE_PREFIX = "right-rag-writer-done "
 
 
 class Writer:
-    """The project's definitions and the Dagster instance, loaded once for every range this process writes
-    (opening the instance on PostgreSQL storage costs about a second: each of its three storages checks its
+    """The project's parsing workers, definitions and Dagster instance, loaded once for every range this process
+    writes (opening the instance on PostgreSQL storage costs about a second: each of its three storages checks its
     tables and migrations)."""
 
     def __init__(self, project_dir: str, debug: bool = False) -> None:
+        from ..pipeline.workers import prestart_workers
         from ..project import Project
+
+        self.project = Project.load(project_dir)
+        prestart_workers(self.project, keep=True)  # they import the plugins while this process imports Dagster
+
+        import dagster as dg
+
+        from .local import SUBSET_PLANNED_EVENTS
         from .project_definitions import build_definitions
         from .resources import preload
 
-        self.project = Project.load(project_dir)
+        # One planned event per asset for each range, not one per asset and partition (hundreds per range, each
+        # a write to PostgreSQL): set here, since the parent may start this process before it sets it for itself.
+        os.environ.setdefault(SUBSET_PLANNED_EVENTS, "1")
+
         self.defs = build_definitions(self.project)
         self.debug = debug
         preload(self.project)
-        self.instance = dg.DagsterInstance.get()
+        self._instance: dg.DagsterInstance | None = None
+
+    @property
+    def instance(self):
+        """The instance of DAGSTER_HOME, opened on first use: only once the parent's has created the storage's
+        tables (it says so with ``PREPARE``, or by sending the first range)."""
+        import dagster as dg
+
+        if self._instance is None:
+            self._instance = dg.DagsterInstance.get()
+        return self._instance
 
     def run(self, run_id: str, tags: dict[str, str]) -> bool:
         """Execute one range's run; raises what the run raised."""
@@ -63,10 +85,13 @@ class Writer:
             attribute_to_location(instance, self.project, run_id)
 
     def close(self) -> None:
+        from ..pipeline.workers import close_prestarted
         from .resources import preload
 
         preload(None)
-        self.instance.dispose()
+        close_prestarted()
+        if self._instance is not None:
+            self._instance.dispose()
 
 
 def serve(writer: Writer, requests: Iterable[str], answers: TextIO) -> None:
@@ -75,6 +100,9 @@ def serve(writer: Writer, requests: Iterable[str], answers: TextIO) -> None:
         if not line.strip():
             continue
         request = json.loads(line)
+        if request.get("prepare"):
+            writer.instance  # noqa: B018 (opened now, while the parent cuts the ranges)
+            continue
         try:
             ok, error = writer.run(request["run_id"], request["tags"]), None
         except Exception as exc:  # noqa: BLE001 (the parent reports it with the run id)
@@ -83,20 +111,27 @@ def serve(writer: Writer, requests: Iterable[str], answers: TextIO) -> None:
         answers.flush()
 
 
-def _usage() -> tuple[float, float]:
-    me, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime, workers.ru_utime + workers.ru_stime
+def _usage() -> tuple[float, float, float]:
+    """CPU seconds of this process, of its ended children and of its kept parsing workers alive now."""
+    from ..pipeline.workers import kept_workers_usage
+
+    me, ended = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime, ended.ru_utime + ended.ru_stime, kept_workers_usage()[0]
 
 
-def usage_tags(before: tuple[float, float]) -> dict[str, str]:
-    """CPU seconds of this run (the writer and its parsing workers, ended by now) and the writer's peak RSS."""
-    mine, workers = _usage()
+def usage_tags(before: tuple[float, float, float]) -> dict[str, str]:
+    """CPU seconds of this run (the writer and its parsing workers) and the largest peak RSS of them so far."""
+    from ..pipeline.workers import kept_workers_usage
+
+    cpu = sum(_usage()) - sum(before)
     peak_kb = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
-    return {CPU_TAG: f"{mine - before[0] + workers - before[1]:.1f}", RSS_TAG: f"{peak_kb / 1024:.0f}"}
+    return {CPU_TAG: f"{cpu:.1f}", RSS_TAG: f"{max(peak_kb / 1024, kept_workers_usage()[1]):.0f}"}
 
 
 def describe(exc: BaseException) -> str:
     """The cause's type and message, under Dagster's wrappers."""
+    import dagster as dg
+
     cause = exc
     while cause.__cause__ is not None and isinstance(cause, dg.DagsterError):
         cause = cause.__cause__

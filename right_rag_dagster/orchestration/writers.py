@@ -30,9 +30,10 @@ RANGE_TAG = "right_rag/range"
 RANGES_PER_WRITER = 4
 MIN_RANGE_DOCUMENTS = 16
 """``right-rag index --writers N`` cuts the documents into up to N x ``RANGES_PER_WRITER`` ranges of at least
-``MIN_RANGE_DOCUMENTS`` each, handed to writers as they become free: ranges of equal bytes are not equal work
-(on the scale corpus one of two byte-balanced halves took 1.5x the CPU of the other, and its writer finished
-131 s after the first one went idle). The sensor requests one run per writer: under the default run coordinator
+``MIN_RANGE_DOCUMENTS`` each, of decreasing estimated work (``pipeline/ranges.py``), handed to writers as they
+become free: estimated work is not work (on the scale corpus one of two byte-balanced halves took 1.5x the CPU of
+the other, and its writer finished 131 s after the first one went idle), and the small last ranges keep the
+writers finishing close together. The sensor requests one run per writer: under the default run coordinator
 every requested run starts a process at once and waits for a pool slot inside it."""
 RANGE_START, RANGE_END = "dagster/asset_partition_range_start", "dagster/asset_partition_range_end"
 
@@ -56,8 +57,11 @@ def document_selection(project: Project) -> list[dg.AssetKey]:
     return [RAW_TEXT_KEY, *(chunks_key(c) for c in project.selected("chunk_parsers")), COVERAGE_KEY]
 
 
-def writer_slices(order: Sequence[str], todo: Sequence[DocumentFile], ranges: int) -> list[list[DocumentFile]]:
-    return contiguous_ranges(order, todo, ranges)
+def writer_slices(order: Sequence[str], todo: Sequence[DocumentFile], ranges: int, writers: int | None = None
+                  ) -> list[list[DocumentFile]]:
+    """``ranges`` contiguous ranges of about equal work; of decreasing work when fewer ``writers`` take them in
+    turn (``contiguous_ranges``' taper)."""
+    return contiguous_ranges(order, todo, ranges, taper=writers is not None and ranges > writers)
 
 
 def range_count(writers: int, documents: int) -> int:

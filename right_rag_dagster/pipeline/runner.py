@@ -237,16 +237,18 @@ def _update_postings(con: duckdb.DuckDBPyConnection, batch: WriteBatch, live: fr
                      stage: bool = False) -> None:
     """Write the BM25 postings the workers tokenized, for chunkers whose index is live, before the batch
     replaces the documents' chunk rows (their old postings are found through the old rows). With ``stage`` (a
-    DuckLake, where postings wait for the build after the writers), keep the workers' tokens for that build."""
-    from ..retrieval.build.bm25 import tokens_table, update_documents
-    from ..store.staged_terms import stage_terms
+    DuckLake, where postings wait for the build after the writers), stem the workers' tokens for that build."""
+    from ..retrieval.build.bm25 import stems_table, update_documents
+    from ..store.extensions import load_extension
+    from ..store.staged_terms import stage_postings
 
     for chunker, by_document in batch.index_rows.items():
         rows = [row for rows in by_document.values() for row in rows]
         if chunker in live:
             update_documents(con, chunker, sorted(by_document), rows)
         elif stage:
-            stage_terms(con, tokens_table(chunker), rows)
+            load_extension(con, "fts")  # for stem()
+            stage_postings(con, stems_table(chunker), rows)
 
 
 def live_indexes(store: Store, chunkers: Sequence[str]) -> frozenset[str]:

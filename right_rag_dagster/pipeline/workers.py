@@ -102,6 +102,18 @@ def resident_mb(pid: int) -> float | None:
         return None
 
 
+def process_usage(pid: int) -> tuple[float, float] | None:
+    """(CPU seconds so far, peak resident MB) of a live process (Linux /proc; None where it cannot be read)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+        with open(f"/proc/{pid}/status", "rb") as handle:
+            peak = next((int(line.split()[1]) / 1024 for line in handle if line.startswith(b"VmHWM:")), 0.0)
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), peak
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 @dataclass
 class _Worker:
     process: Any
@@ -334,15 +346,27 @@ class InProcess:
 
 
 _prestarted: WorkerPool | None = None
+_kept = False
 
 
-def prestart_workers(project: Project) -> None:
+def prestart_workers(project: Project, keep: bool = False) -> None:
     """Start the project's workers now, so they import the plugins while this process does something else
-    (``right-rag index`` imports Dagster meanwhile); the next ``open_workers`` for the project takes them."""
-    global _prestarted
+    (``right-rag index`` imports Dagster meanwhile); the next ``open_workers`` for the project takes them. With
+    ``keep`` (a writer process of ``right-rag index --writers N``, whose runs write documents and never refresh)
+    every run takes them, until ``close_prestarted``: a fresh worker for each of a writer's ranges cost a process
+    start and the plugins' import, during which the writer had nothing to write."""
+    global _prestarted, _kept
     if project.limits.workers > 0 and _prestarted is None:
-        _prestarted = WorkerPool(project, project.limits)
+        _prestarted, _kept = WorkerPool(project, project.limits), keep
         _prestarted.start()
+
+
+def kept_workers_usage() -> tuple[float, float]:
+    """(CPU seconds, largest peak resident MB) of the prestarted workers alive now: the resource usage of this
+    process's ended children does not count them yet."""
+    readings = [process_usage(w.process.pid) for w in (_prestarted._workers if _prestarted else []) if w.alive]
+    readings = [r for r in readings if r is not None]
+    return sum(cpu for cpu, _ in readings), max((peak for _, peak in readings), default=0.0)
 
 
 def close_prestarted() -> None:
@@ -354,7 +378,9 @@ def close_prestarted() -> None:
 
 class _Borrowed:
     """A prestarted pool lent to the run it was started for, and ended with its documents: the workers (~100 MB
-    each) would otherwise stay alive through the run's index refresh and compaction, its peak of memory."""
+    each) would otherwise stay alive through the run's index refresh and compaction, its peak of memory. A kept
+    pool is handed back instead, unless the run ended early (outcomes of its jobs may still be on their way):
+    then fresh workers replace it for the next run."""
 
     def __init__(self, pool: WorkerPool) -> None:
         self.pool = pool
@@ -362,8 +388,13 @@ class _Borrowed:
     def __enter__(self) -> WorkerPool:
         return self.pool
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, failed: type[BaseException] | None, *exc: object) -> None:
+        if _kept and failed is None:
+            return
+        project, keep = self.pool.project, _kept
         close_prestarted()
+        if keep:
+            prestart_workers(project, keep=True)
 
 
 def open_workers(indexer: Any) -> WorkerPool | InProcess | _Borrowed:

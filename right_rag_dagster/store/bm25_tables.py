@@ -30,22 +30,37 @@ def delete_chunks(con: Connection, t: IndexTables, chunk_ids: Sequence[str], pru
     con.execute("DROP TABLE _bm25_gone")
 
 
-def insert_slice(con: Connection, t: IndexTables, rows: Sequence[tuple[str, str, str, int]]) -> None:
-    """Add ``rows`` (chunk id, text hash, space-joined terms, token count), stemmed in DuckDB (fts loaded): each
-    chunk's tokens are counted first and each (chunk, token) stemmed once, not each occurrence (the same terms and
-    frequencies; ``stem`` was half the SQL time of a full build)."""
-    first = con.execute(f"SELECT coalesce(max(doc_key), 0) + 1 FROM {t.bm25}").fetchone()[0]
-    keys = list(range(first, first + len(rows)))
-    chunk_ids, hashes, texts, token_counts = map(list, zip(*rows))
-    execute(con, """
-        CREATE OR REPLACE TEMP TABLE _bm25_new AS
-        SELECT stem(token, 'porter') AS term, doc_key, sum(n)::INTEGER AS tf
-        FROM (SELECT doc_key, token, count(*) AS n
-              FROM (SELECT doc_key, unnest(string_split(terms, ' ')) AS token
-                    FROM (SELECT unnest(?::INTEGER[]) AS doc_key, unnest(?::VARCHAR[]) AS terms))
+def term_frequencies_sql(source: str, key: str) -> str:
+    """SELECT (term, ``key``, tf) from ``source``'s (``key``, space-joined tokens ``terms``) rows, stemmed in DuckDB
+    (fts loaded): each row's tokens are counted first and each (row, token) stemmed once, not each occurrence
+    (the same terms and frequencies; ``stem`` was half the SQL time of a full build)."""
+    return f"""
+        SELECT stem(token, 'porter') AS term, {key}, sum(n)::INTEGER AS tf
+        FROM (SELECT {key}, token, count(*) AS n
+              FROM (SELECT {key}, unnest(string_split(terms, ' ')) AS token FROM {source})
               WHERE token <> ''
               GROUP BY ALL)
-        GROUP BY ALL""", [keys, texts])
+        GROUP BY ALL"""
+
+
+def next_doc_key(con: Connection, t: IndexTables) -> int:
+    return int(con.execute(f"SELECT coalesce(max(doc_key), 0) + 1 FROM {t.bm25}").fetchone()[0])
+
+
+def insert_slice(con: Connection, t: IndexTables, rows: Sequence[tuple[str, str, str, int]],
+                 keys: Sequence[int] | None = None) -> None:
+    """Add ``rows`` (chunk id, text hash, space-joined terms, token count) under ``keys`` (by default the next
+    free doc keys), stemmed in DuckDB (fts loaded)."""
+    if not rows:
+        return
+    if keys is None:
+        first = next_doc_key(con, t)
+        keys = range(first, first + len(rows))
+    keys = list(keys)
+    chunk_ids, hashes, texts, token_counts = map(list, zip(*rows))
+    source = "(SELECT unnest(?::INTEGER[]) AS doc_key, unnest(?::VARCHAR[]) AS terms)"
+    execute(con, f"CREATE OR REPLACE TEMP TABLE _bm25_new AS {term_frequencies_sql(source, 'doc_key')}",
+            [keys, texts])
     execute(con, f"""
         INSERT INTO {t.bm25}
         SELECT new.doc_key, new.chunk_id, new.text_hash, new.token_count, coalesce(lengths.len, 0)
@@ -53,6 +68,33 @@ def insert_slice(con: Connection, t: IndexTables, rows: Sequence[tuple[str, str,
                      unnest(?::VARCHAR[]) AS text_hash, unnest(?::INTEGER[]) AS token_count) AS new
         LEFT JOIN (SELECT doc_key, sum(tf)::INTEGER AS len FROM _bm25_new GROUP BY doc_key) AS lengths
                USING (doc_key)""", [keys, chunk_ids, hashes, token_counts])
+    _add_postings(con, t)
+
+
+def insert_stemmed(con: Connection, t: IndexTables, stems: str, chunks: Sequence[tuple[int, str, str]]) -> set[str]:
+    """Add the chunks (doc key, chunk id, text hash) that ``stems`` holds, already stemmed by the writers
+    (``staged_terms.stage_postings``; a row of another text hash is not used); returns the chunk ids added."""
+    if not chunks:
+        return set()
+    keys, chunk_ids, hashes = map(list, zip(*chunks))
+    execute(con, f"""
+        CREATE OR REPLACE TEMP TABLE _bm25_stemmed AS
+        SELECT w.doc_key, s.chunk_id, s.text_hash, s.token_count, s.len, s.terms, s.tfs
+        FROM (SELECT unnest(?::INTEGER[]) AS doc_key, unnest(?::VARCHAR[]) AS chunk_id,
+                     unnest(?::VARCHAR[]) AS text_hash) AS w
+        JOIN {stems} AS s ON s.chunk_id = w.chunk_id AND s.text_hash = w.text_hash
+        QUALIFY row_number() OVER (PARTITION BY w.doc_key) = 1""", [keys, chunk_ids, hashes])
+    con.execute(f"INSERT INTO {t.bm25} SELECT doc_key, chunk_id, text_hash, token_count, len FROM _bm25_stemmed")
+    con.execute("CREATE OR REPLACE TEMP TABLE _bm25_new AS SELECT unnest(terms) AS term, doc_key, unnest(tfs) AS tf "
+                "FROM _bm25_stemmed")
+    _add_postings(con, t)
+    added = {row[0] for row in con.execute("SELECT chunk_id FROM _bm25_stemmed").fetchall()}
+    con.execute("DROP TABLE _bm25_stemmed")
+    return added
+
+
+def _add_postings(con: Connection, t: IndexTables) -> None:
+    """Number the new terms of ``_bm25_new`` (term, doc_key, tf) after the dictionary's and add its postings."""
     con.execute(f"""
         INSERT INTO {t.terms}
         SELECT (SELECT coalesce(max(termid), -1) FROM {t.terms}) + row_number() OVER (ORDER BY term), term

@@ -18,7 +18,7 @@ from ...store.extensions import load_extension
 from ...store.search_tables import Connection, read_state
 from ..embedders import Embedder, make_embedder
 from ..formats import BM25_FORMAT, HASH_RULE
-from .bm25 import STAGE_CHUNKS, Bm25Plan, apply_bm25, plan_bm25, stage_bm25
+from .bm25 import Bm25Plan, apply_bm25, plan_bm25, stage_bm25
 from .dense import HNSW_THRESHOLD, DensePlan, apply_dense, plan_dense
 from .pending import PendingChunks
 
@@ -63,14 +63,16 @@ def build_search_index(store: Store, chunker: str, embedder: Embedder | str | An
 
 
 def clear_writer_tokens(store: Store, chunker: str) -> None:
-    """Empty the terms the writers tokenized for ``chunker`` once a build used them (``store/staged_terms.py``);
-    a writer inserting meanwhile makes the delete conflict, and it is done again."""
+    """Empty the postings the writers stemmed for ``chunker`` once a build used them (``store/staged_terms.py``),
+    and drop the tokens table of earlier versions; a writer inserting meanwhile makes the delete conflict, and it
+    is done again."""
+    from ...store.search_tables import IndexTables
     from ...store.staged_terms import clear_staged_terms
-    from .bm25 import tokens_table
+    from .bm25 import LEGACY_TOKENS_SUFFIX, stems_table
 
     def clear() -> None:
         with store.write() as con:
-            clear_staged_terms(con, tokens_table(chunker))
+            clear_staged_terms(con, stems_table(chunker), f"{IndexTables(chunker).bm25}{LEGACY_TOKENS_SUFFIX}")
 
     store.retry_conflicts(clear)
 
@@ -119,7 +121,7 @@ def _apply(store: Store, bm25: Bm25Plan, dense: DensePlan | None, vectors: np.nd
     loaded when HNSW changed, see ``dense``), so the readers that follow a build open the file without
     replaying its log: a 100 KB log made each open of the 40k-chunk store 30 ms slower."""
     build_id = uuid.uuid4().hex
-    staged = bm25.full_rebuild and len(bm25.insert) > STAGE_CHUNKS
+    staged = bm25.staged
     if staged:
         stage_bm25(store, bm25)
     with store.write(checkpoint=True) as con:  # the fingerprint differs, so at least a state row changes

@@ -1,0 +1,72 @@
+"""The parent's side of ``right-rag index --writers N``: ranges handed to writer processes as they become free,
+and a writer that dies (here before its first range, as one started early whose plugins fail to import) loses
+no range: its own is reported with its error, and the others go to the writers left. The writers are real
+processes speaking ``writer_process``'s protocol, without Dagster."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from right_rag_dagster.orchestration.parallel import WriterRange, write_ranges
+from right_rag_dagster.orchestration.writer_pool import WriterProcesses
+from right_rag_dagster.orchestration.writer_process import DONE_PREFIX
+from right_rag_dagster.pipeline.scan import DocumentFile
+
+WRITER = f"""
+import json, sys, time
+for line in sys.stdin:
+    request = json.loads(line)
+    if request.get("prepare"):
+        continue
+    time.sleep(0.2)
+    print({DONE_PREFIX!r} + json.dumps({{"run_id": request["run_id"], "ok": True, "error": None}}), flush=True)
+    print(request["run_id"], file=sys.stderr, flush=True)
+"""
+DEAD = "import sys; print('ImportError: spec/unit_parsers/broken.py failed', file=sys.stderr); sys.exit(1)"
+
+
+def child(code: str) -> tuple[subprocess.Popen, object]:
+    errors = tempfile.TemporaryFile("w+")
+    return subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=errors, text=True), errors
+
+
+def test_a_writer_dead_before_its_first_range_loses_none() -> None:
+    files = [DocumentFile(k, k, Path(k), 10, 0.0, k) for k in ("a", "b", "c", "d")]
+    parts = [WriterRange(i, f"run-{i}", [f]) for i, f in enumerate(files)]
+    pool = WriterProcesses(None, 0)  # type: ignore[arg-type]  (its children are given here)
+    pool.children = [child(WRITER), child(DEAD)]
+    pool.prepare()
+    live_errors = pool.children[0][1]
+    try:
+        failures = write_ranges(pool, parts, 2, "group", {})
+        pool.children[0][0].stdin.close()
+        pool.children[0][0].wait()
+        live_errors.seek(0)
+        written = live_errors.read().split()
+    finally:
+        pool.close()
+    (failure,) = failures
+    assert "ImportError: spec/unit_parsers/broken.py failed" in failure
+    assert sorted(written + [failure.split()[2].rstrip(":")]) == [p.run_id for p in parts]
+
+
+def test_a_writer_plans_one_event_per_asset_whoever_started_it(tmp_path: Path, monkeypatch) -> None:
+    """``right-rag index`` starts its writers before it sets the variable for itself: the writer sets it, or each
+    of its runs would write one planned event per asset and partition (hundreds per range) to PostgreSQL."""
+    from right_rag_dagster.orchestration.local import SUBSET_PLANNED_EVENTS
+    from right_rag_dagster.orchestration.writer_process import Writer
+
+    from .conftest import make_project
+
+    monkeypatch.delenv(SUBSET_PLANNED_EVENTS, raising=False)
+    writer = Writer(str(make_project(tmp_path / "project")))
+    try:
+        assert writer._instance is None  # opened only when the parent says Dagster's storage exists
+        assert os.environ[SUBSET_PLANNED_EVENTS] == "1"
+    finally:
+        writer.close()

@@ -31,7 +31,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _measure import kill_group, measure  # noqa: E402
-from _projects import REPO, RIGHT_RAG, ours_env, sample  # noqa: E402
+from _projects import REPO, RIGHT_RAG, sample  # noqa: E402
 
 DAGSTER = Path(sys.executable).parent / "dagster"
 SENSOR_TICK = "Checking for new runs for sensor: documents_folder_sensor"

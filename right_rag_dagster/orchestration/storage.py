@@ -41,13 +41,13 @@ from dagster._core.storage.event_log.sqlite.sqlite_event_log import (
     INDEX_SHARD_NAME,
     SqliteEventLogStorageWatchdog,
 )
-from dagster.version import __version__ as dagster_version
 from dagster._core.storage.sqlite import SQLITE_BUSY_TIMEOUT_SECONDS
 from dagster._core.storage.sqlite_storage import (
     DagsterSqliteStorage,
     _event_logs_directory,
 )
 from dagster._serdes import ConfigurableClassData
+from dagster.version import __version__ as dagster_version
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import QueuePool
 from watchdog.events import FileSystemEvent

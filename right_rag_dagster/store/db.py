@@ -275,7 +275,7 @@ class Store:
 
         In a session the connection is the file's only one and a fatal error would end it: there the checkpoint
         gets ``CHECKPOINT_MEMORY_MB`` at once."""
-        if self.path.resolve() in _sessions:
+        if self.in_session():
             if megabytes(memory_limit()) < CHECKPOINT_MEMORY_MB:
                 con.execute(f"SET memory_limit = '{CHECKPOINT_MEMORY_MB}MiB'")
             con.execute("CHECKPOINT")
@@ -370,7 +370,7 @@ class Store:
         figures: ``compaction``); ``rewritten_share`` is the share of its documents the run wrote or removed.
         Returns (bytes before, bytes after) when it copied; None otherwise, and always on a DuckLake (whose
         files DuckLake's own maintenance functions merge and expire)."""
-        if self.path.resolve() in _sessions:
+        if self.in_session():
             raise StoreError(f"{self.path} cannot be compacted inside a session: compact after it ends")
         from .compaction import MIN_BYTES, compact_store
 

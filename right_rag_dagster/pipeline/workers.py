@@ -9,8 +9,10 @@ the stage it was in, and a fresh worker takes its place. The main process keeps 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
+import select
 import signal
 import socket
 import subprocess
@@ -114,6 +116,24 @@ def process_usage(pid: int) -> tuple[float, float] | None:
         return None
 
 
+def _wait_exit(process: subprocess.Popen, timeout: float) -> None:
+    """Wait until ``process`` exits or ``timeout`` passes, woken by the exit itself where Linux offers a pidfd:
+    ``Popen.wait(timeout)`` polls with sleeps that double up to 50 ms, which added ~30 ms to each run's end."""
+    if process.poll() is not None:
+        return
+    try:
+        fd = os.pidfd_open(process.pid)
+    except (AttributeError, OSError):  # not Linux 5.3+, or the process is gone
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=timeout)
+        return
+    try:
+        select.select([fd], [], [], timeout)
+    finally:
+        os.close(fd)
+    process.poll()
+
+
 @dataclass
 class _Worker:
     process: Any
@@ -188,11 +208,14 @@ class WorkerPool:
             yield payload
 
     def close(self) -> None:
-        """Stop the dispatcher and every worker (a worker still busy is killed)."""
+        """Stop the dispatcher and every worker (a worker still busy is killed). All are told to stop before any
+        is waited for, so they wind down together."""
         self._stop.set()
         self._inbox.put(None)
         if self._thread is not None:
             self._thread.join(timeout=5)
+        for worker in self._workers:
+            self._tell_to_stop(worker)
         for worker in self._workers:
             self._end(worker)
         self._workers = []
@@ -212,13 +235,16 @@ class WorkerPool:
         conn.send(self.project)
         return _Worker(process, conn)
 
-    def _end(self, worker: _Worker, kill: bool = False) -> None:
-        try:
-            if not kill and worker.alive:
+    @staticmethod
+    def _tell_to_stop(worker: _Worker) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            if worker.alive:
                 worker.conn.send(None)
-                worker.process.wait(timeout=2)
-        except (OSError, ValueError, subprocess.TimeoutExpired):
-            pass
+
+    def _end(self, worker: _Worker, kill: bool = False) -> None:
+        if not kill:
+            self._tell_to_stop(worker)
+            _wait_exit(worker.process, timeout=2)
         if worker.alive:
             worker.process.kill()
             worker.process.wait(timeout=5)

@@ -3,7 +3,8 @@
 Dagster's ``execute_in_process`` lists every event of the run in memory for its result (and captures every step
 output). An index run reports one materialization per document and asset, each with its metadata: 2,842 events
 (9.9 MB as stored) at 710 documents, ten times that at 7,100, so the run's peak memory grew with the corpus. Here
-the events go to the instance's storage as they happen and nothing else keeps them.
+the events go to the instance's storage as they happen and nothing else keeps them: not this function, and not
+the executor, which is Dagster's in-process one without its list of the step's events (``lean_executor``).
 """
 
 from __future__ import annotations
@@ -30,10 +31,12 @@ def execute_streaming(job_def: dg.JobDefinition, *, instance: dg.DagsterInstance
     )
     from dagster._core.execution.execute_in_process import merge_run_tags, type_check_and_normalize_args
 
+    from .lean_executor import lean_in_process_executor
+
     config, _, selection, resource_defs, _, input_values = type_check_and_normalize_args(
         run_config=run_config, asset_selection=asset_selection)
     ephemeral = job_def.as_ephemeral_job(resource_defs=resource_defs, input_values=input_values,
-                                         asset_selection=selection)
+                                         asset_selection=selection).with_executor_def(lean_in_process_executor)
     job = InMemoryJob(job_def=ephemeral)
     plan = create_execution_plan(job, run_config=config,
                                  instance_ref=instance.get_ref() if instance.is_persistent else None)

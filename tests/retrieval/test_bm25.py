@@ -16,7 +16,7 @@ from right_rag_dagster.retrieval.build.bm25 import FTS_OPTIONS, drop_bm25
 from right_rag_dagster.retrieval.indexed_text import indexed_text
 from right_rag_dagster.retrieval.searching.cold import cold_bm25
 from right_rag_dagster.retrieval.searching.snapshot import clear_cache, first_search
-from right_rag_dagster.retrieval.stopwords import ENGLISH_STOPWORDS
+from right_rag_dagster.retrieval.stopwords import ENGLISH_STOPWORDS, FTS_ENGLISH_STOPWORDS, KEPT
 from right_rag_dagster.retrieval.tokenize import token_text
 from right_rag_dagster.store import Store, content
 from right_rag_dagster.store.extensions import load_extension
@@ -91,7 +91,8 @@ def test_stopwords_are_the_fts_extension_list() -> None:
     load_extension(con, "fts")
     con.execute("CREATE TABLE t (k INTEGER, s VARCHAR)")
     con.execute("PRAGMA create_fts_index('t', 'k', 's', stopwords = 'english')")
-    assert {row[0] for row in con.execute("SELECT sw FROM fts_main_t.stopwords").fetchall()} == ENGLISH_STOPWORDS
+    assert {row[0] for row in con.execute("SELECT sw FROM fts_main_t.stopwords").fetchall()} == FTS_ENGLISH_STOPWORDS
+    assert ENGLISH_STOPWORDS == FTS_ENGLISH_STOPWORDS - KEPT and "names" not in FTS_ENGLISH_STOPWORDS
 
 
 def test_hit_spans_slice_back_to_the_chunk_text(built_store: Store) -> None:

@@ -12,7 +12,7 @@ import pytest
 from right_rag_dagster.errors import ConfigError
 from right_rag_dagster.retrieval import IndexMissingError, build_search_index, search
 from right_rag_dagster.retrieval.build import bm25 as bm25_index
-from right_rag_dagster.retrieval.build.bm25 import FTS_OPTIONS, drop_bm25
+from right_rag_dagster.retrieval.build.bm25 import FTS_OPTIONS, create_stopword_table, drop_bm25
 from right_rag_dagster.retrieval.indexed_text import indexed_text
 from right_rag_dagster.retrieval.searching.cold import cold_bm25
 from right_rag_dagster.retrieval.searching.snapshot import clear_cache, first_search
@@ -56,6 +56,7 @@ def test_scores_equal_fts_match_bm25(built_store: Store) -> None:
     reference.execute("CREATE TABLE docs (chunk_id VARCHAR, tokens VARCHAR)")
     reference.executemany("INSERT INTO docs VALUES (?, ?)",
                           [(chunk_id, token_text(indexed_text(path, text))) for chunk_id, path, text in rows])
+    create_stopword_table(reference)
     reference.execute(f"PRAGMA create_fts_index('docs', 'chunk_id', 'tokens', {FTS_OPTIONS})")
     for question in ("What must debian/rules do with DEB_BUILD_OPTIONS?", "conveying object code",
                      "มาตรา ๒ ใช้บังคับ", "abouts the licensing"):

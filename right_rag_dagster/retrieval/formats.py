@@ -12,9 +12,12 @@ from ..store.search_tables import read_state
 from .indexed_text import INDEXED_TEXT_VERSION
 from .tokenize import TOKENIZER_VERSION
 
-BM25_FORMAT = f"{TOKENIZER_VERSION}+text-{INDEXED_TEXT_VERSION}+tf-postings-1"
-"""Stored as a BM25 index's model: a different tokenizer, indexed-text rule or table layout makes the next
-build start over."""
+STOPWORDS_VERSION = "2"
+"""fts's English list less ``stopwords.KEPT`` ("name"); 1 was fts's list."""
+
+BM25_FORMAT = f"{TOKENIZER_VERSION}+text-{INDEXED_TEXT_VERSION}+stop-{STOPWORDS_VERSION}+tf-postings-1"
+"""Stored as a BM25 index's model: a different tokenizer, stopword list, indexed-text rule or table layout makes
+the next build start over (``right-rag index`` finds the index outdated and rebuilds it; no migration step)."""
 
 K1 = 1.2
 B = 0.75

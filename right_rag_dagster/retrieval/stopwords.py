@@ -1,10 +1,11 @@
-"""The English stopwords of DuckDB's fts extension (``stopwords = 'english'``, 570 words), dropped from BM25.
+"""The English stopwords of DuckDB's fts extension (``stopwords = 'english'``, 570 words) less the content words
+in ``KEPT``: what BM25 drops.
 
-BM25 drops a token when it is one of these words, before stemming, exactly as fts's ``create_fts_index``
-does; ``tests/retrieval/test_bm25.py`` checks the list against the extension's own.
+BM25 drops a token when it is one of these words, before stemming, as fts's ``create_fts_index`` does;
+``tests/retrieval/test_bm25.py`` checks the list against the extension's own.
 """
 
-ENGLISH_STOPWORDS = frozenset("""
+FTS_ENGLISH_STOPWORDS = frozenset("""
 a a's able about above according accordingly across actually after afterwards again against ain't all allow
 allows almost alone along already also although always am among amongst an and another any anybody anyhow anyone
 anything anyway anyways anywhere apart appear appreciate appropriate are aren't around as aside ask asking
@@ -39,3 +40,10 @@ where where's whereafter whereas whereby wherein whereupon wherever whether whic
 whoever whole whom whose why will willing wish with within without won't wonder would would wouldn't x y yes yet
 you you'd you'll you're you've your yours yourself yourselves z zero
 """.split())
+
+KEPT = frozenset({"name"})
+"""Words of fts's list that these documents use as content and whose other forms BM25 keeps: the index dropped
+"name" but kept "names" (Porter stem ``name``), so a question asking about names met only the plural, and one
+asking for "the name" lost the word. Changing this set changes the BM25 format (``formats.BM25_FORMAT``)."""
+
+ENGLISH_STOPWORDS = FTS_ENGLISH_STOPWORDS - KEPT

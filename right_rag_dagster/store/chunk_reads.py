@@ -154,6 +154,14 @@ def document_heads(con: Connection, chars: int) -> list[tuple[str, str | None]]:
                        "WHERE status = 'loaded' ORDER BY document_id").fetchall()
 
 
+def parenthesised_capitals(con: Connection, lookback: int) -> list[str]:
+    """Every ``(ABC)`` of the loaded documents' texts with up to ``lookback`` characters before it (where an
+    acronym's expansion would be), read by the database so no whole text is loaded."""
+    rows = con.execute("SELECT unnest(regexp_extract_all(text, ?)) FROM documents WHERE status = 'loaded'",
+                       [f"(?s).{{0,{int(lookback)}}}\\([A-Z]{{2,6}}s?\\)"]).fetchall()
+    return [row[0] for row in rows]
+
+
 def span_texts(con: Connection, spans: Sequence[tuple[str, str, int, int]]) -> list[tuple[str, Any, int]]:
     """(chunk id, document text under the span, span start) for (chunk id, document id, start, end) spans."""
     chunk_ids, documents, starts, ends = (literal(list(column)) for column in zip(*spans))

@@ -62,6 +62,19 @@ def licence_title(text: str) -> str | None:
     return None
 
 
+MAN_HEADER = re.compile(r"^(?P<name>[^\s()]+)\((?P<section>[0-9n][\w:]*)\)\s+(?:(?P<centre>.*?)\s+)?"
+                        r"(?P=name)\((?P=section)\)$")
+
+
+def man_page_header(text: str) -> re.Match[str] | None:
+    """The header of a man page rendering on its first non-blank line (``GZIP(1) General Commands Manual
+    GZIP(1)``): the man-page parser takes such documents, the manual parsers decline them."""
+    for line in text[:2000].splitlines():
+        if line.strip():
+            return MAN_HEADER.match(" ".join(line.split()))
+    return None
+
+
 # --- roles -------------------------------------------------------------------------------------------------
 
 _HEADING_ROLES = [

@@ -57,7 +57,7 @@ class ManualParser(UnitParser):
         return "manual"
 
     def parser_can_handle_document(self, document: Document) -> bool:
-        if not document.page_starts:
+        if not document.page_starts or H.man_page_header(document.text):
             return False
         layout = self._layout(document)
         numbered = [e for e in layout.toc_entries if e.numbering]

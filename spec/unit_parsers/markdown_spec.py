@@ -1,6 +1,7 @@
 """Specifications exported to Markdown (HTML/DOCX through Docling, or .md files) with numbered headings.
 
-Accepts a Markdown document with ATX headings. Sections come from its numbered headings (``## 4. File syntax``,
+Accepts a Markdown document with at least three ATX headings after its title (with fewer it declines, so a
+project's fallback parser can take it: a short licence or a page with one heading is not lost). Sections come from its numbered headings (``## 4. File syntax``,
 ``### 4.1. Single-line values``, ``# Chapter 2. Menu Structure``) when it has at least three, else from all
 headings after the title by their level (``## Overview`` > ``### Ruby packages``). Tree: front matter (title, version, notices, abstract), the table of contents
 (a list of links to anchors, a ``navigation`` unit), then sections nested by their numbering. Subsections of a
@@ -47,16 +48,13 @@ class MarkdownSpecParser(UnitParser):
     def parser_can_handle_document(self, document: Document) -> bool:
         converted = document.metadata.get("converted_by") == "docling-markdown"
         markdown_file = Path(document.id).suffix.lower() in {".md", ".markdown"}
-        return not document.page_starts and (converted or markdown_file) and _HEADING.search(document.text) is not None
+        return (not document.page_starts and (converted or markdown_file)
+                and len(_section_headings(document.text)[1]) >= MIN_SECTIONS)
 
     def parse_document(self, document: Document) -> Iterable[ParsedUnit]:
         text = document.text
-        headings = [m for m in _HEADING.finditer(text)]
+        headings, numbered = _section_headings(text)
         first = _title_index(headings)
-        numbered = [(m, _NUMBERED.match(_plain(m.group("text")))) for m in headings]
-        numbered = [(m, n) for m, n in numbered if n]
-        if len(numbered) < MIN_SECTIONS:
-            numbered = _by_level(headings[first + 1:])
         if len(numbered) < MIN_SECTIONS:
             raise DocumentRejected(document.id, f"Markdown with {len(numbered)} headings after its title (need "
                                                 f"{MIN_SECTIONS}, like '## 1. Introduction'); no section structure")
@@ -66,6 +64,17 @@ class MarkdownSpecParser(UnitParser):
                               parser=self.parser_name)
         nodes = _front_matter(text, numbered[0][0].start()) + _sections(text, numbered)
         return [H.to_parsed(document, info, node) for node in nodes]
+
+
+def _section_headings(text: str) -> tuple[list[re.Match[str]], list[tuple[re.Match[str], re.Match[str]]]]:
+    """All ATX headings, and the section headings: the numbered ones when there are three, else every heading after
+    the title numbered by its level."""
+    headings = list(_HEADING.finditer(text))
+    numbered = [(m, _NUMBERED.match(_plain(m.group("text")))) for m in headings]
+    numbered = [(m, n) for m, n in numbered if n]
+    if len(numbered) < MIN_SECTIONS and headings:
+        numbered = _by_level(headings[_title_index(headings) + 1:])
+    return headings, numbered
 
 
 def _title_index(headings: list[re.Match[str]]) -> int:

@@ -12,11 +12,11 @@ import pytest
 from right_rag_dagster.errors import ConfigError
 from right_rag_dagster.retrieval import IndexMissingError, build_search_index, search
 from right_rag_dagster.retrieval.build import bm25 as bm25_index
-from right_rag_dagster.retrieval.build.bm25 import FTS_OPTIONS, drop_bm25
+from right_rag_dagster.retrieval.build.bm25 import FTS_OPTIONS, create_stopword_table, drop_bm25
 from right_rag_dagster.retrieval.indexed_text import indexed_text
 from right_rag_dagster.retrieval.searching.cold import cold_bm25
 from right_rag_dagster.retrieval.searching.snapshot import clear_cache, first_search
-from right_rag_dagster.retrieval.stopwords import ENGLISH_STOPWORDS
+from right_rag_dagster.retrieval.stopwords import ENGLISH_STOPWORDS, FTS_ENGLISH_STOPWORDS, KEPT
 from right_rag_dagster.retrieval.tokenize import token_text
 from right_rag_dagster.store import Store, content
 from right_rag_dagster.store.extensions import load_extension
@@ -56,6 +56,7 @@ def test_scores_equal_fts_match_bm25(built_store: Store) -> None:
     reference.execute("CREATE TABLE docs (chunk_id VARCHAR, tokens VARCHAR)")
     reference.executemany("INSERT INTO docs VALUES (?, ?)",
                           [(chunk_id, token_text(indexed_text(path, text))) for chunk_id, path, text in rows])
+    create_stopword_table(reference)
     reference.execute(f"PRAGMA create_fts_index('docs', 'chunk_id', 'tokens', {FTS_OPTIONS})")
     for question in ("What must debian/rules do with DEB_BUILD_OPTIONS?", "conveying object code",
                      "มาตรา ๒ ใช้บังคับ", "abouts the licensing"):
@@ -91,7 +92,8 @@ def test_stopwords_are_the_fts_extension_list() -> None:
     load_extension(con, "fts")
     con.execute("CREATE TABLE t (k INTEGER, s VARCHAR)")
     con.execute("PRAGMA create_fts_index('t', 'k', 's', stopwords = 'english')")
-    assert {row[0] for row in con.execute("SELECT sw FROM fts_main_t.stopwords").fetchall()} == ENGLISH_STOPWORDS
+    assert {row[0] for row in con.execute("SELECT sw FROM fts_main_t.stopwords").fetchall()} == FTS_ENGLISH_STOPWORDS
+    assert ENGLISH_STOPWORDS == FTS_ENGLISH_STOPWORDS - KEPT and "names" not in FTS_ENGLISH_STOPWORDS
 
 
 def test_hit_spans_slice_back_to_the_chunk_text(built_store: Store) -> None:

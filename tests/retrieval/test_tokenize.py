@@ -5,7 +5,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from right_rag_dagster.retrieval.build.bm25 import FTS_OPTIONS
+from right_rag_dagster.retrieval.build.bm25 import FTS_OPTIONS, create_stopword_table
 from right_rag_dagster.retrieval.searching.bm25 import stem_tokens
 from right_rag_dagster.retrieval.tokenize import token_text, tokenize
 from right_rag_dagster.store.extensions import load_extension
@@ -53,6 +53,7 @@ def test_round_trip_through_fts_finds_each_kind_of_token(query: str, document: i
              "The /srv directory holds data for services"]
     con.execute("CREATE TABLE d (k INTEGER, tokens VARCHAR)")
     con.executemany("INSERT INTO d VALUES (?, ?)", [(i, token_text(t)) for i, t in enumerate(texts)])
+    create_stopword_table(con)
     con.execute(f"PRAGMA create_fts_index('d', 'k', 'tokens', {FTS_OPTIONS})")
     rows = con.execute("SELECT k FROM (SELECT k, fts_main_d.match_bm25(k, ?) AS s FROM d) WHERE s IS NOT NULL "
                        "ORDER BY s DESC", [token_text(query)]).fetchall()

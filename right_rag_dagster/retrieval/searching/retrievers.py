@@ -27,7 +27,8 @@ class RetrievalRequest:
     When the question names a document, ``lexical_query`` is the question without that name
     (``identity.identify``) and ``named_rows`` the mask of the named documents' chunks: ``bm25()`` scores
     those by the whole question and every other chunk by ``lexical_query``, so a passage that merely quotes
-    the name earns nothing for it. ``dense()`` embeds the whole question."""
+    the name earns nothing for it. ``expansion``: words BM25 scores too (the expansions of the acronyms the
+    question writes, ``acronyms.expand``). ``dense()`` embeds the whole question."""
 
     query: str
     k: int
@@ -37,6 +38,7 @@ class RetrievalRequest:
     options: dict[str, Any] = field(default_factory=dict)
     lexical_query: str | None = None
     named_rows: np.ndarray | None = None
+    expansion: str = ""
 
     @property
     def depth(self) -> int:
@@ -48,9 +50,11 @@ class RetrievalRequest:
         documents), ``depth`` candidates (default ``k``)."""
         postings = self.index.postings()
         if query is None and self.lexical_query is not None and self.named_rows is not None:
-            return postings.search(self.query, depth or self.k, self.allowed, self.index.chunks,
-                                   elsewhere=(self.lexical_query, self.named_rows))
-        return postings.search(query or self.query, depth or self.k, self.allowed, self.index.chunks)
+            return postings.search(_plus(self.query, self.expansion), depth or self.k, self.allowed,
+                                   self.index.chunks, elsewhere=(_plus(self.lexical_query, self.expansion),
+                                                                 self.named_rows))
+        return postings.search(query or _plus(self.query, self.expansion), depth or self.k, self.allowed,
+                               self.index.chunks)
 
     def dense(self, depth: int | None = None, query: str | None = None) -> list[Candidate]:
         """The dense ranking; the embedder must be the model the vectors were made with."""
@@ -58,6 +62,10 @@ class RetrievalRequest:
         embedder = vectors.check(self.embedder or embedder_for_identity(vectors.identity), self.index.chunker)
         vector = embedder.embed_query(query or self.query)
         return vectors.search(vector, depth or self.k, self.allowed, self.index.chunks, self.index.store)
+
+
+def _plus(query: str, words: str) -> str:
+    return f"{query} {words}" if words else query
 
 
 class Retriever(ABC):

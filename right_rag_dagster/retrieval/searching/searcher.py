@@ -14,6 +14,7 @@ from ...store import Store
 from ..embedders import Embedder, make_embedder
 from ..hits import Hit
 from ..settings import DEFAULT_IDENTITY, check_variant
+from .acronyms import expansion, store_acronyms, writes_acronym
 from .chunk_table import Candidate, ChunkTable
 from .cold import cold_bm25
 from .definitions import asks_for_definition, defined_term
@@ -51,12 +52,14 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
     names = identify(query, store_names(store)) if check_variant(identity) != "none" else Identified({}, query)
     named = names.named
     quoted = names.lexical != query  # a name to score only in its own documents (identity.Identified)
+    # acronyms the documents define, from the question without the name of a document it names
+    extra = expansion(names.lexical, store_acronyms(store)) if writes_acronym(names.lexical) else ""
     defining = asks_for_definition(query)  # definitions of a term it names move up (retrieval.searching.definitions)
     deep = bool(named) or defining  # candidates are reordered: fetch DEPTH of them
     cold = (type(plugin) is Bm25Retriever and not filters and not expand and not (named and identity == "filter")
             and not quoted and not defining)
     if cold and first_search(store, chunker):
-        hits = cold_bm25(store, query, chunker, max(k, DEPTH) if named else k)
+        hits = cold_bm25(store, f"{query} {extra}" if extra else query, chunker, max(k, DEPTH) if named else k)
         hits = reorder(hits, named, identity, _hit_document, _hit_score, _named_hit)
         hits = reorder_stanzas(hits, query, _hit_document, lambda h: pattern_terms(h.attributes), _hit_score,
                                _stanza_hit, named.get)
@@ -71,7 +74,8 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
     request = RetrievalRequest(query=query, k=max(fetch, DEPTH) if deep else fetch, index=index, allowed=allowed,
                                embedder=make_embedder(embedder), options=dict(options or {}),
                                lexical_query=names.lexical if quoted else None,
-                               named_rows=_within(index.chunks, named, None) if quoted else None)
+                               named_rows=_within(index.chunks, named, None) if quoted else None,
+                               expansion=extra)
     candidates = plugin.retrieve(request)
     name = plugin.retriever_name
     live = [c for c in candidates if c.chunk_id in index.chunks.row_of

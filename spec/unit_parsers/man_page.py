@@ -1,0 +1,235 @@
+"""Manual pages rendered by man/groff: as text (``man 5 deb-src-control | col -b``) or typeset to PDF.
+
+A man page opens with its header line, ``GITIGNORE(5)   Git Manual   GITIGNORE(5)``, and its sections are
+capitalised headings at the left margin (NAME, SYNOPSIS, DESCRIPTION, OPTIONS, SEE ALSO), their bodies indented.
+Accepts a document whose first line is such a header with a NAME heading and at least three section headings.
+Tree: section > subsection (a text rendering's headings indented by a few spaces) > entry: a tagged paragraph
+(an option such as ``-k --keep``, a field, a bullet) whose body is indented under its term, or in a PDF (no
+indentation) an option line; the text between entries is a ``paragraph`` unit, so every line has a unit. The
+document is titled by its NAME line ("gzip, gunzip, zcat - compress or expand files").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from right_rag_dagster.core.interfaces import UnitParser
+from right_rag_dagster.core.model import Document, ParsedUnit
+from right_rag_dagster.core.registry import load_helper
+from right_rag_dagster.errors import DocumentRejected
+
+H = load_helper(__file__, "_shared.py")
+P = load_helper(__file__, "_pdf_layout.py")
+
+MIN_SECTIONS = 3
+MAX_SUBSECTION_LEAD = 4
+"""A text rendering indents ``.SS`` headings by 3 spaces and section bodies by 7."""
+_SECTION = re.compile(r"^[A-Z][A-Z0-9 ,&'/()-]{1,60}$")
+_TYPESET_SECTION = re.compile(r"^[A-Z][A-Z ,&'/()-]{1,60}$")
+"""A typeset page has no margin to tell a heading: a capitalised line with a digit there is a table row."""
+_OPTION = re.compile(r"^[-+]{1,2}[\w#?]")
+_PLACEHOLDER = re.compile(r"^[A-Za-z][\w.=\[\]<>|-]*,?$")
+MAX_TERM_CHARS = 60
+_BULLET = re.compile(r"^[•*·o-][ \t]")
+_HEADER_LINES = 3
+
+
+class ManPageParser(UnitParser):
+    """man pages as text or PDF: sections, subsections, option and list entries."""
+
+    @property
+    def parser_name(self) -> str:
+        return "man-page"
+
+    def parser_can_handle_document(self, document: Document) -> bool:
+        return _problem(document) is None
+
+    def parse_document(self, document: Document) -> Iterable[ParsedUnit]:
+        problem = _problem(document)
+        if problem:
+            raise DocumentRejected(document.id, problem)
+        text = document.text
+        header = H.man_page_header(text)
+        furniture = set(P.analyse(document).furniture) if document.page_starts else set()
+        headings = _section_headings(document, furniture)
+        name_line = _name_line(text, headings)
+        page = f"{header.group('name')}({header.group('section')})"
+        title = name_line or page
+        info = H.DocumentInfo(title=title, label=f"{page} {title}" if name_line else page, parser=self.parser_name)
+        nodes = []
+        start, end = H.trim(text, 0, headings[0][0])
+        if end > start:
+            nodes.append(H.Node("header", page, start, end, "front_matter", role="notice",
+                                attributes={"heading": page}))
+        ends = [s for s, _, _ in headings[1:]] + [len(text)]
+        seen: dict[str, int] = {}
+        for (h_start, h_end, title_text), region_end in zip(headings, ends):
+            start, end = H.trim(text, h_start, region_end)
+            node = H.Node(H.unique_key(title_text, seen), title_text, start, end, "section",
+                          role=H.heading_role(title_text), attributes={"heading": title_text})
+            node.children = _section_children(text, h_end, end, bool(document.page_starts), furniture)
+            H.close_spans(node)
+            H.leaf_roles(text, node)
+            nodes.append(node)
+        return [H.to_parsed(document, info, node) for node in nodes]
+
+
+def _problem(document: Document) -> str | None:
+    """Why this is not a man page rendering (no header line, no NAME heading, too few sections), else None."""
+    if H.man_page_header(document.text) is None:
+        return "no man page header line ('NAME(SECTION) ... NAME(SECTION)') on the first line"
+    furniture = set(P.analyse(document).furniture) if document.page_starts else set()
+    headings = _section_headings(document, furniture)
+    if not headings or headings[0][2] != "NAME":
+        return "no NAME section heading at the left margin after the header"
+    if len(headings) < MIN_SECTIONS:
+        return f"{len(headings)} section headings at the left margin (need {MIN_SECTIONS}: NAME, SYNOPSIS, ...)"
+    return None
+
+
+def _section_headings(document: Document, furniture: set[tuple[int, int]]) -> list[tuple[int, int, str]]:
+    """``(start, end, title)`` of every section heading: a capitalised line alone at the left margin (a PDF's
+    lines have no margin: any such line that is not page furniture), never the header or footer lines."""
+    text, paged = document.text, bool(document.page_starts)
+    found = []
+    for start, end in H.line_spans(text):
+        line = text[start:end]
+        stripped = line.strip()
+        if not stripped or (not paged and line[0].isspace()) or not (_TYPESET_SECTION if paged else _SECTION).match(stripped):
+            continue
+        if H.MAN_HEADER.match(" ".join(stripped.split())):
+            continue
+        lead = len(line) - len(line.lstrip())
+        if paged and (start + lead, start + lead + len(stripped)) in furniture:
+            continue
+        found.append((start + lead, end, stripped))
+    return found
+
+
+def _name_line(text: str, headings: list[tuple[int, int, str]]) -> str | None:
+    """The NAME section's one line ("gitignore - Specifies intentionally untracked files to ignore")."""
+    if len(headings) < 2:
+        return None
+    body = " ".join(text[headings[0][1]:headings[1][0]].split())
+    return body[:160] or None
+
+
+def _indent(line: str) -> int:
+    expanded = line.expandtabs()
+    return len(expanded) - len(expanded.lstrip())
+
+
+def _section_children(text: str, start: int, end: int, paged: bool, furniture: set[tuple[int, int]]) -> list:
+    """Subsections (text only) and entries of one section's body ``[start, end)``."""
+    lines = [(s, e) for s, e in H.line_spans(text, start, end)]
+    if paged:
+        return _entries_paged(text, lines, furniture)
+    subsections = [i for i, (s, e) in enumerate(lines)
+                   if text[s:e].strip() and 0 < _indent(text[s:e]) <= MAX_SUBSECTION_LEAD
+                   and len(text[s:e].strip()) <= 80 and not text[s:e].rstrip().endswith(".")]
+    if not subsections:
+        return _entries(text, lines)
+    children = _entries(text, lines[:subsections[0]])
+    bounds = subsections + [len(lines)]
+    seen: dict[str, int] = {}
+    for first, stop in zip(bounds, bounds[1:]):
+        s, e = lines[first]
+        title = text[s:e].strip()
+        body = lines[first + 1:stop]
+        node_start, node_end = H.trim(text, s, lines[stop - 1][1])
+        node = H.Node(H.unique_key(title, seen), title, node_start, node_end, "subsection",
+                      role=H.heading_role(title), attributes={"heading": title})
+        node.children = _entries(text, body)
+        children.append(node)
+    return children
+
+
+def _entries(text: str, lines: list[tuple[int, int]]) -> list:
+    """Tagged paragraphs (a line at the body's margin over lines indented deeper) as entries; the text between
+    them as paragraphs. No entries: no children (the section's own text is its body)."""
+    content = [(s, e) for s, e in lines if text[s:e].strip()]
+    if not content:
+        return []
+    margin = min(_indent(text[s:e]) for s, e in content)
+    starts: list[int] = []
+    for index, (s, e) in enumerate(content):
+        following = content[index + 1] if index + 1 < len(content) else None
+        if (_indent(text[s:e]) == margin and following is not None
+                and _indent(text[following[0]:following[1]]) > margin):
+            first = index  # several tags over one body ("--disabled-login" over "--disabled-password")
+            while (first > 0 and (not starts or first - 1 > starts[-1][1])
+                   and _adjacent(text, content[first - 1], content[first])
+                   and _indent(text[slice(*content[first - 1])]) == margin
+                   and len(text[slice(*content[first - 1])].strip()) <= MAX_TERM_CHARS):
+                first -= 1
+            if first and _adjacent(text, content[first - 1], content[first]):
+                continue  # the last line of a paragraph over an indented example, not a tag
+            starts.append((first, index))
+    if not starts:
+        return []
+    pieces: list[tuple[int, int, bool]] = []  # (first content index, stop index, is entry)
+    for number, (first, term) in enumerate(starts):
+        stop = term + 1
+        while stop < len(content) and _indent(text[slice(*content[stop])]) > margin:
+            stop += 1
+        pieces.append((first, stop, True))
+        following = starts[number + 1][0] if number + 1 < len(starts) else len(content)
+        if following > stop:
+            pieces.append((stop, following, False))
+    nodes = []
+    seen: dict[str, int] = {}
+    for first, stop, is_entry in pieces:
+        start, end = H.trim(text, content[first][0], content[stop - 1][1])
+        term = " ".join(text[slice(*content[first])].split())
+        if is_entry:
+            nodes.append(_entry_node(term, start, end, seen))
+        else:
+            nodes.append(H.Node(H.unique_key("paragraph", seen), "Paragraph", start, end, "paragraph"))
+    return nodes
+
+
+def _adjacent(text: str, above: tuple[int, int], below: tuple[int, int]) -> bool:
+    """Two lines with no blank line between them."""
+    return not text[above[1]:below[0]].strip("\n\t ") and text.count("\n", above[1], below[0]) == 1
+
+
+def _entries_paged(text: str, lines: list[tuple[int, int]], furniture: set[tuple[int, int]]) -> list:
+    """A typeset page has no indentation: each option line (``-k --keep``) opens an entry that runs to the next."""
+    starts = []
+    for s, e in lines:
+        stripped = text[s:e].strip()
+        lead = len(text[s:e]) - len(text[s:e].lstrip())
+        if _option_term(stripped) and (s + lead, s + lead + len(stripped)) not in furniture:
+            starts.append(s + lead)
+    if not starts:
+        return []
+    section_end = lines[-1][1]
+    nodes, seen = [], {}
+    for start, stop in zip(starts, starts[1:] + [section_end]):
+        start, end = H.trim(text, start, stop)
+        term = text[start:text.find("\n", start) if "\n" in text[start:end] else end].strip()
+        nodes.append(_entry_node(" ".join(term.split()), start, end, seen))
+    return nodes
+
+
+def _option_term(line: str) -> bool:
+    """A typeset line that is an option's term alone (``-S .suf, --suffix=.suf``), not a sentence that wraps at
+    an option (``--keep.``, ``--memlimit-decompress is used, it ...``) nor a table row (``-0 256 KiB ...``)."""
+    if not _OPTION.match(line) or len(line) > MAX_TERM_CHARS or line.endswith("."):
+        return False
+    tokens = line.split()
+    options = sum(1 for token in tokens if _OPTION.match(token))
+    others = [token for token in tokens if not _OPTION.match(token)]
+    return len(others) <= options and all(_PLACEHOLDER.match(token) for token in others)
+
+
+def _entry_node(term: str, start: int, end: int, seen: dict[str, int]):
+    """An option (``-k --keep``), a list item (a bullet) or another tagged paragraph (a field, a file name)."""
+    if _OPTION.match(term):
+        unit_type, title = "option", term[:80]
+    elif _BULLET.match(term):
+        unit_type, title = "list_item", " ".join(term[1:].split()[:8])
+    else:
+        unit_type, title = "entry", term[:80]
+    return H.Node(H.unique_key(title, seen), title, start, end, unit_type, attributes={"heading": title})

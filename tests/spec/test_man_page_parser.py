@@ -1,0 +1,53 @@
+"""The man-page parser: man pages rendered to text or typeset to PDF become sections, subsections and entries."""
+
+from __future__ import annotations
+
+from right_rag_dagster.core.model import Document
+from right_rag_dagster.core.units import walk_units
+
+from .conftest import FIXTURES
+
+FAMILIES = FIXTURES / "families"
+
+
+def _by_topic(units):
+    return {u.topic: u for u in walk_units(units)}
+
+
+def test_a_text_rendering_has_sections_subsections_and_options(parse) -> None:
+    _, units = parse("man-page", FAMILIES / "adduser.8.txt")
+    assert [u.topic for u in units][:4] == ["ADDUSER(8)", "NAME", "SYNOPSIS", "DESCRIPTION"]
+    assert units[0].attributes["document_title"] == "adduser, addgroup - add or manipulate users or groups"
+    topics = _by_topic(units)
+    assert topics["Add a system user"].attributes["unit_type"] == "subsection"
+    assert topics["Add a system user"].attributes["hierarchy"] == ["DESCRIPTION", "Add a system user"]
+    option = topics["--no-create-home"]
+    assert option.attributes["unit_type"] == "option" and "Do not create a home directory" in option.raw_text
+    # two tags over one body make one entry
+    assert "--disabled-password" in topics["--disabled-login"].raw_text
+
+
+def test_tabs_in_the_indentation_and_long_headings_at_the_margin(parse) -> None:
+    _, units = parse("man-page", FAMILIES / "git-rm.1.txt")
+    assert "REMOVING FILES THAT HAVE DISAPPEARED FROM THE FILESYSTEM" in [u.topic for u in units]
+    options = next(u for u in units if u.topic == "OPTIONS")
+    assert [u.topic for u in options.subunits][:3] == ["<pathspec>...", "-f, --force", "-n, --dry-run"]
+    cached = _by_topic(units)["--cached"]
+    assert cached.raw_text.startswith("--cached") and "unstage and remove paths only from the index" in cached.raw_text
+
+
+def test_a_typeset_page_finds_option_lines_without_indentation(parse) -> None:
+    document, units = parse("man-page", FAMILIES / "ls.1.pdf")
+    assert units[0].attributes["document_label"] == "LS(1) ls - list directory contents"
+    description = next(u for u in units if u.topic == "DESCRIPTION")
+    options = [u.topic for u in description.subunits]
+    assert options[:3] == ["-a, --all", "-A, --almost-all", "--author"] and "-R, --recursive" in options
+    assert {u.attributes["unit_type"] for u in description.subunits} == {"option"}
+
+
+def test_declines_text_without_a_man_header(spec_registry) -> None:
+    parser = spec_registry.create("unit_parsers", "man-page")
+    body = "NAME\n       x - y\n\nSYNOPSIS\n       x\n\nDESCRIPTION\n       z\n"
+    assert parser.parser_can_handle_document(Document("x.1.txt", "X(1)   User Commands   X(1)\n\n" + body))
+    assert not parser.parser_can_handle_document(Document("x.txt", body))
+    assert not parser.parser_can_handle_document(Document("x.txt", "X(1)   User Commands   X(1)\n\nIntro\n"))

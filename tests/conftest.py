@@ -11,6 +11,13 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Keep the order below under ``--dist loadfile``: xdist otherwise sorts the files by their number of tests,
+    which sent the long files of one to three slow tests (the 100 MB document, the Dagster UI) to the end."""
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Files holding slow tests first, each file's tests kept together and in order: the test workers
     (``scripts/test``) take whole files in collection order, and a long file collected last ran alone at the end."""

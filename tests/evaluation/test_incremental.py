@@ -32,10 +32,11 @@ def documents_of(root: Path) -> list[Path]:
     return sorted((root / "data" / "documents").iterdir())
 
 
-@pytest.fixture
-def project(tmp_path: Path, sample_documents: Path) -> Path:
-    """20 licence documents (copies edited so no text repeats), three questions, indexed without Dagster."""
-    root = tmp_path / "project"
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory, sample_documents: Path) -> Path:
+    """20 licence documents (copies edited so no text repeats), three questions, indexed without Dagster once
+    for the module (do not modify: ``project`` copies it)."""
+    root = tmp_path_factory.mktemp("incremental") / "project"
     folder = root / "data" / "documents"
     folder.mkdir(parents=True)
     for name in LICENCES:
@@ -50,6 +51,12 @@ def project(tmp_path: Path, sample_documents: Path) -> Path:
     (root / "right_rag.toml").write_text("[right-rag.checks]\nsmoke_test = true\n", encoding="utf-8")
     pipeline(project_dir=root)
     return root
+
+
+@pytest.fixture
+def project(indexed: Path, tmp_path: Path) -> Path:
+    """A copy of the indexed project for one test to change (copying costs milliseconds; an index, seconds)."""
+    return Path(shutil.copytree(indexed, tmp_path / "project", symlinks=True))
 
 
 def evaluate(root: Path) -> EvaluationReport:

@@ -160,3 +160,27 @@ class Lines(ChunkParser):
         if fault == "duplicate":
             yield Chunk(**chunk)
 '''
+
+HELD_SAVER = '''\
+import os
+import time
+from pathlib import Path
+
+from right_rag_dagster.interfaces import ChunkSaver
+
+
+class Held(ChunkSaver):
+    """Saves nothing; while the folder named by RELIABILITY_FLAGS holds a file BLOCK, it writes SAVING-<name>
+    there and waits (a test's handle on "the savers run now", after the document's write)."""
+
+    @property
+    def saver_name(self):
+        return "held"
+
+    def save_chunks(self, document_id, chunker, chunks, output_dir):
+        flags = os.environ.get("RELIABILITY_FLAGS")
+        if flags:
+            Path(flags, "SAVING-" + Path(document_id).name).touch()
+            while Path(flags, "BLOCK").exists():
+                time.sleep(0.05)
+'''

@@ -3,7 +3,7 @@ inserted and deleted, and their totals. ``retrieval/build/bm25.py`` decides what
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from duckdb import DuckDBPyConnection as Connection
 
@@ -127,3 +127,9 @@ def bm25_totals(con: Connection, t: IndexTables) -> tuple[int, int, int]:
     """Chunks indexed, their tokens, and the terms of the dictionary."""
     rows, tokens = con.execute(f"SELECT count(*), coalesce(sum(token_count), 0) FROM {t.bm25}").fetchone()
     return rows, tokens, int(con.execute(f"SELECT count(*) FROM {t.terms}").fetchone()[0])
+
+
+def write_stopword_table(con: Connection, table: str, words: Iterable[str]) -> None:
+    """A one-column table of ``words`` (column ``sw``), as fts's ``stopwords`` option reads it."""
+    con.execute(f"CREATE OR REPLACE TABLE {table} (sw VARCHAR)")
+    con.executemany(f"INSERT INTO {table} VALUES (?)", [(word,) for word in sorted(words)])

@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import duckdb
-
 from ...store import Store
 from ...store.bm25_tables import (
     bm25_totals,
@@ -25,9 +23,9 @@ from ...store.bm25_tables import (
     next_doc_key,
     prune_terms,
     rename_tables,
+    write_stopword_table,
 )
 from ...store.chunk_reads import chunk_count, document_chunk_ids
-from ...store.staged_terms import has_staged_terms
 from ...store.extensions import load_extension
 from ...store.search_tables import (
     Connection,
@@ -38,6 +36,7 @@ from ...store.search_tables import (
     table_exists,
     write_state,
 )
+from ...store.staged_terms import has_staged_terms
 from ..formats import BM25_FORMAT, K1, B
 from ..stopwords import ENGLISH_STOPWORDS
 from .pending import ChunkText, PendingChunks
@@ -58,10 +57,9 @@ FTS_OPTIONS = r"stemmer = 'porter', stopwords = 'rr_stopwords', ignore = '\s+', 
 stopword table is ours (``stopwords.ENGLISH_STOPWORDS``), made by ``create_stopword_table`` in that connection."""
 
 
-def create_stopword_table(con: duckdb.DuckDBPyConnection) -> None:
+def create_stopword_table(con: Connection) -> None:
     """The table ``FTS_OPTIONS`` names: BM25's stopwords, for an fts index that scores as ours does."""
-    con.execute("CREATE OR REPLACE TABLE rr_stopwords (sw VARCHAR)")
-    con.executemany("INSERT INTO rr_stopwords VALUES (?)", [(word,) for word in sorted(ENGLISH_STOPWORDS)])
+    write_stopword_table(con, "rr_stopwords", ENGLISH_STOPWORDS)
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,10 @@ left alone, and so is one the question uses as a document's name (``identity`` t
 from __future__ import annotations
 
 import re
-import threading
 
 from ...store import Store
 from ...store.chunk_reads import parenthesised_capitals
+from .per_store import per_store_version
 
 MAX_EXPANSIONS = 2
 _FILLER = frozenset({"of", "and", "the", "for", "to", "in", "on", "a", "an", "&"})
@@ -23,8 +23,6 @@ _WORD = re.compile(r"[^\W\d_][\w'’-]*|&")
 _QUESTION_ACRONYM = re.compile(r"\b([A-Z]{2,6})s?\b")
 _LOOKBACK = 120
 
-_lock = threading.Lock()
-_cache: dict[str, tuple[object, dict[str, frozenset[str]]]] = {}
 
 
 def definitions(text: str) -> dict[str, set[str]]:
@@ -58,23 +56,16 @@ def _spelled(acronym: str, words: list[str]) -> str | None:
     return " ".join(reversed(used)).lower()
 
 
+@per_store_version
 def store_acronyms(store: Store) -> dict[str, frozenset[str]]:
     """Acronym -> expansions over every loaded document of ``store`` (ambiguous ones left out)."""
-    key, stamp = store.cache_key(), store.stamp()
-    with _lock:
-        cached = _cache.get(key)
-        if cached is not None and cached[0] == stamp:
-            return cached[1]
     merged: dict[str, set[str]] = {}
     with store.read() as con:
         contexts = parenthesised_capitals(con, _LOOKBACK)
     for context in contexts:
         for acronym, expansions in definitions(context).items():
             merged.setdefault(acronym, set()).update(expansions)
-    table = {a: frozenset(e) for a, e in merged.items() if len(e) <= MAX_EXPANSIONS}
-    with _lock:
-        _cache[key] = (stamp, table)
-    return table
+    return {a: frozenset(e) for a, e in merged.items() if len(e) <= MAX_EXPANSIONS}
 
 
 def writes_acronym(query: str) -> bool:

@@ -23,7 +23,6 @@ Names are derived from the documents' text when needed and kept per store file w
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -32,30 +31,28 @@ from ...store import Store
 from ...store.chunk_reads import document_heads
 from ..stopwords import ENGLISH_STOPWORDS
 from ..tokenize import tokenize
-from .doc_names import HEAD_CHARS, POSSESSIVE, DocumentNames, document_names, name_tokens
+from .doc_names import (
+    HEAD_CHARS,
+    POSSESSIVE,
+    DocumentNames,
+    document_names,
+    name_tokens,
+)
+from .per_store import per_store_version
 
 BOOST = 0.5
 DEPTH = 50
 """Candidates reordered when a document is named (the named document's passages need not be in the top k)."""
 
 T = TypeVar("T")
-_cache: dict[str, tuple[object, tuple[DocumentNames, ...]]] = {}
-_lock = threading.Lock()
 
 
+@per_store_version
 def store_names(store: Store) -> tuple[DocumentNames, ...]:
     """The names of the store's loaded documents, derived once per version of the store file."""
-    key, stamp = store.cache_key(), store.stamp()
-    with _lock:
-        cached = _cache.get(key)
-        if cached is not None and cached[0] == stamp:
-            return cached[1]
     with store.read() as con:
         rows = document_heads(con, HEAD_CHARS)
-    names = tuple(document_names(document_id, head or "") for document_id, head in rows)
-    with _lock:
-        _cache[key] = (stamp, names)
-    return names
+    return tuple(document_names(document_id, head or "") for document_id, head in rows)
 
 
 def document_names_of(store: Store, document_id: str) -> str:

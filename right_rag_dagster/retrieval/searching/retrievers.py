@@ -28,7 +28,7 @@ class RetrievalRequest:
     (``identity.identify``) and ``named_rows`` the mask of the named documents' chunks: ``bm25()`` scores
     those by the whole question and every other chunk by ``lexical_query``, so a passage that merely quotes
     the name earns nothing for it. ``expansion``: words BM25 scores too (the expansions of the acronyms the
-    question writes, ``acronyms.expand``). ``dense()`` embeds the whole question."""
+    question writes, ``acronyms.expansion``). ``dense()`` embeds the whole question."""
 
     query: str
     k: int

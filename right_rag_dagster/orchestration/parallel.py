@@ -18,6 +18,7 @@ import threading
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
 import dagster as dg
 from dagster._core.utils import make_new_run_id
 

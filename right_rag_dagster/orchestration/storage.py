@@ -113,7 +113,19 @@ class FastSqliteEventLogStorage(SqliteEventLogStorage):
     def __init__(self, base_dir: str, inst_data: ConfigurableClassData | None = None) -> None:
         self._engines: OrderedDict[str, Engine] = OrderedDict()
         self._engines_lock = threading.Lock()
+        self._tables_found: set[str] = set()
         super().__init__(base_dir, inst_data)
+
+    def has_table(self, table_name: str) -> bool:
+        """Whether the event index has the table: Dagster asks before most event writes, each time through a new
+        engine and connection (40 times in a one-document index run); a table once found stays (migrations only
+        add tables), so only absent ones are asked again."""
+        if table_name in self._tables_found:
+            return True
+        found = super().has_table(table_name)
+        if found:
+            self._tables_found.add(table_name)
+        return found
 
     def _engine(self, shard: str) -> Engine:
         with self._engines_lock:

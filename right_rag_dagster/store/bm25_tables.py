@@ -123,6 +123,14 @@ def prune_terms(con: Connection, t: IndexTables) -> None:
     con.execute(f"DELETE FROM {t.terms} WHERE termid NOT IN (SELECT DISTINCT termid FROM {t.postings})")
 
 
+def indexed_fingerprint(con: Connection, t: IndexTables) -> str:
+    """The fingerprint of the chunks the BM25 table holds, computed as ``chunk_reads.chunks_fingerprint``
+    computes it over the chunks: equal, the index holds exactly the chunks as they are (same ids, same text
+    hashes), whatever wrote it."""
+    count, digest = con.execute(f"SELECT count(*), bit_xor(hash(chunk_id, text_hash)) FROM {t.bm25}").fetchone()
+    return f"{count}:{digest}"
+
+
 def bm25_totals(con: Connection, t: IndexTables) -> tuple[int, int, int]:
     """Chunks indexed, their tokens, and the terms of the dictionary."""
     rows, tokens = con.execute(f"SELECT count(*), coalesce(sum(token_count), 0) FROM {t.bm25}").fetchone()

@@ -9,7 +9,6 @@ from pathlib import Path
 import dagster as dg
 import pytest
 from dagster._core.storage.tags import BACKFILL_ID_TAG
-from right_rag_dagster.retrieval.searching.snapshot import clear_cache
 
 from right_rag_dagster.orchestration.definitions import build_definitions
 from right_rag_dagster.orchestration.local import sync_partitions
@@ -23,6 +22,7 @@ from right_rag_dagster.orchestration.names import (
 from right_rag_dagster.pipeline.plan import refresh_pending
 from right_rag_dagster.project import Project
 from right_rag_dagster.retrieval import search
+from right_rag_dagster.retrieval.searching.snapshot import clear_cache
 from right_rag_dagster.store import Store
 
 from ..store.test_backends import lake_section

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import dagster as dg
 import sqlalchemy as db
+from dagster._core.storage.event_log import SqliteEventLogStorage
 
 from right_rag_dagster.orchestration.storage import RUN_TEMPLATE_DIR, FastSqliteEventLogStorage, FastSqliteStorage
 
@@ -59,3 +60,37 @@ def test_an_existing_run_database_is_never_replaced(tmp_path):
     fresh = FastSqliteEventLogStorage(str(tmp_path))  # another process opening the same run's database
     with fresh._connect("run-a") as conn:
         assert db.inspect(conn).has_table("kept")
+
+
+@dg.asset(check_specs=[dg.AssetCheckSpec("positive", asset="checked")])
+def checked():
+    yield dg.MaterializeResult(check_results=[dg.AssetCheckResult(passed=True)])
+
+
+def test_the_index_is_asked_for_a_table_once_it_has_it(tmp_path, monkeypatch):
+    """Dagster asks whether the event index has a table before most event writes, through a new engine each
+    time; the storage asks once per table it has."""
+    asked: list[str] = []
+    has_table = SqliteEventLogStorage.has_table
+
+    def counted(self, table_name: str) -> bool:
+        asked.append(table_name)
+        return has_table(self, table_name)
+
+    monkeypatch.setattr(SqliteEventLogStorage, "has_table", counted)
+    home = tmp_path / "home"
+    home.mkdir()
+    storage = {"custom": {"module": "right_rag_dagster.orchestration.storage", "class": "FastSqliteStorage",
+                          "config": {"base_dir": str(home)}}}
+    with dg.instance_for_test(temp_dir=str(home), overrides={"storage": storage}) as instance:
+        for _ in range(3):
+            assert dg.materialize([checked], instance=instance).success
+        assert instance.event_log_storage.has_table("asset_check_executions")
+        assert not instance.event_log_storage.has_table("no_such_table")
+        assert not instance.event_log_storage.has_table("no_such_table")
+        checks = instance.event_log_storage.get_asset_check_execution_history(
+            dg.AssetCheckKey(dg.AssetKey("checked"), "positive"), limit=10)
+    assert len(checks) == 3  # the writes that asked still happened
+    found = [name for name in asked if name != "no_such_table"]
+    assert len(found) == len(set(found)) and "asset_check_executions" in found
+    assert asked.count("no_such_table") == 2  # a table not there is asked about again

@@ -13,6 +13,8 @@ from right_rag_dagster.errors import ConfigError
 from right_rag_dagster.retrieval import IndexMissingError, build_search_index, search
 from right_rag_dagster.retrieval.build import bm25 as bm25_index
 from right_rag_dagster.retrieval.build.bm25 import FTS_OPTIONS, create_stopword_table, drop_bm25
+from right_rag_dagster.retrieval.build.pending import PendingChunks
+from right_rag_dagster.retrieval.build.terms import text_terms
 from right_rag_dagster.retrieval.indexed_text import indexed_text
 from right_rag_dagster.retrieval.searching.cold import cold_bm25
 from right_rag_dagster.retrieval.searching.snapshot import clear_cache, first_search
@@ -223,6 +225,40 @@ def test_an_incrementally_updated_index_equals_a_rebuild(store_copy: Store, tmp_
         fresh = search(rebuilt, question, chunker="default", k=6)
         assert [(h.chunk_id, h.score) for h in incremental] == [(h.chunk_id, pytest.approx(h.score, rel=1e-12))
                                                                  for h in fresh]
+
+
+def test_a_build_after_postings_written_with_the_documents_compares_no_chunk(
+        store_copy: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An index run writes a document's postings in the transaction that replaces its chunks; the build after it
+    finds the index holding exactly the chunks and only records that (and prunes unused terms), without the
+    chunk-by-chunk comparison that reads both tables whole."""
+    with store_copy.write() as con:
+        first = con.execute("SELECT chunk_id FROM chunks WHERE document_id = 'GPL-3.0.txt' AND chunker = 'default' "
+                            "ORDER BY ordinal LIMIT 1").fetchone()[0]
+        con.execute("UPDATE chunks SET fulltext = 'a quokka and a numbat clause' WHERE chunk_id = ?", [first])
+        con.execute(f"UPDATE chunks SET text_hash = {content.CHUNK_TEXT_HASH_SQL} WHERE chunk_id = ?", [first])
+        rows = [(chunk_id, digest, *text_terms(indexed_text(section_path, fulltext))) for chunk_id, digest,
+                section_path, fulltext in con.execute(
+                    "SELECT chunk_id, text_hash, section_path, fulltext FROM chunks WHERE document_id = 'GPL-3.0.txt' "
+                    "AND chunker = 'default' ORDER BY ordinal").fetchall()]
+        bm25_index.update_documents(con, "default", ["GPL-3.0.txt"], rows)
+
+    def compared(*args: object) -> None:
+        raise AssertionError("the build compared the chunks one by one")
+
+    monkeypatch.setattr(PendingChunks, "stale_ids", compared)
+    stats = build_search_index(store_copy, "default")
+    assert stats["changed"] is True and stats["chunks_tokenized"] == 0 and stats["chunks_removed"] == 0
+    assert build_search_index(store_copy, "default")["changed"] is False  # its fingerprint was recorded
+    monkeypatch.undo()
+    (tmp_path / "rebuilt").mkdir()
+    rebuilt = copy_store(store_copy, tmp_path / "rebuilt")
+    with rebuilt.write() as con:
+        drop_bm25(con, "default")
+    build_search_index(rebuilt, "default")
+    assert _index_rows(store_copy) == _index_rows(rebuilt)  # no term left unused either
+    clear_cache()
+    assert [h.chunk_id for h in search(store_copy, "quokka numbat", chunker="default", k=3)][:1] == [first]
 
 
 def test_an_index_in_an_older_layout_is_rebuilt_by_the_next_build(store_copy: Store) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from right_rag_dagster.errors import ConfigError
 from right_rag_dagster.retrieval import (
     EmbedderMismatchError,
     FunctionEmbedder,
@@ -19,11 +20,10 @@ from right_rag_dagster.retrieval import (
     build_search_index,
     search,
 )
-from right_rag_dagster.errors import ConfigError
 from right_rag_dagster.retrieval.indexed_text import indexed_text
 from right_rag_dagster.retrieval.searching.fusion import RRF_K
-from right_rag_dagster.retrieval.searching.snapshot import clear_cache
 from right_rag_dagster.retrieval.searching.retrievers import DENSE_WEIGHT
+from right_rag_dagster.retrieval.searching.snapshot import clear_cache
 from right_rag_dagster.store import Store
 from tests.retrieval.store_builder import REPO_ROOT, copy_store, index_documents
 

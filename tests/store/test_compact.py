@@ -8,8 +8,7 @@ import subprocess
 import sys
 import time
 
-from right_rag_dagster.store import Store
-from right_rag_dagster.store import compaction
+from right_rag_dagster.store import Store, compaction
 from tests.conftest import REPO_ROOT
 
 

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from right_rag_dagster.retrieval.searching.snapshot import clear_cache
 
 from right_rag_dagster.pipeline.shards import index_shard
 from right_rag_dagster.project import Project
 from right_rag_dagster.retrieval import build_search_index, search
 from right_rag_dagster.retrieval.build import bm25 as bm25_index
 from right_rag_dagster.retrieval.build.bm25 import stems_table
+from right_rag_dagster.retrieval.searching.snapshot import clear_cache
 from right_rag_dagster.store import Store
 from right_rag_dagster.store.bm25_tables import create_tables, insert_slice, insert_stemmed
 from right_rag_dagster.store.extensions import load_extension

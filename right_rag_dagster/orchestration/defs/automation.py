@@ -27,10 +27,10 @@ from ..names import (
     search_index_key,
 )
 from ..recovery import recover_dead_runs
-from .writer_split import WriterSplit, writer_split
 from ..resources import RightRagProject
 from ..writers import GROUP_TAG, group_refresh_key, is_writer_run
 from .jobs import index_documents_job, refresh_indexes_job
+from .writer_split import WriterSplit, writer_split
 
 SENSOR_INTERVAL_SECONDS = 5
 """How often the sensor looks at the folder: a scan of unchanged files costs a stat each (710 files: ~20 ms)."""

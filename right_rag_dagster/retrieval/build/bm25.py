@@ -18,6 +18,7 @@ from ...store.bm25_tables import (
     create_tables,
     delete_chunks,
     drop_tables,
+    indexed_fingerprint,
     insert_slice,
     insert_stemmed,
     next_doc_key,
@@ -98,10 +99,16 @@ def needs_rebuild(con: Connection, chunker: str) -> bool:
 
 
 def plan_bm25(pending: PendingChunks, con: Connection, fingerprint: str = "") -> Bm25Plan:
-    """The chunks that are new or changed for the BM25 table (all of them when it must be rebuilt)."""
+    """The chunks that are new or changed for the BM25 table (all of them when it must be rebuilt).
+
+    The table holding exactly the chunks (``indexed_fingerprint`` equals ``fingerprint``: what the postings
+    written with each document leave) needs no comparison chunk by chunk, which reads both tables whole."""
     tables = IndexTables(pending.chunker)
     full = needs_rebuild(con, pending.chunker)
-    stale, remove = pending.stale_ids(con, None if full else tables.bm25)
+    if not full and fingerprint and indexed_fingerprint(con, tables) == fingerprint:
+        stale, remove = [], ()
+    else:
+        stale, remove = pending.stale_ids(con, None if full else tables.bm25)
     insert = tuple(stale)
     state = read_state(con, pending.chunker, "bm25")
     stale_fingerprint = state is not None and state.details.get("fingerprint") != fingerprint

@@ -54,6 +54,9 @@ def _worker_main(conn: Connection) -> None:
         project = conn.recv()
         plugins = PluginSet.for_project(project)
         import right_rag_dagster.retrieval.build.terms  # noqa: F401 (the tokenizer, before the first job arrives)
+        from right_rag_dagster.retrieval.stemmer import warm
+
+        warm()  # fts's signature check, while the caller is still starting its run
     except BaseException as exc:  # reported once, as the reason for every document it would have had
         conn.send(("broken", f"{type(exc).__name__}: {exc}"))
         return
@@ -63,7 +66,7 @@ def _worker_main(conn: Connection) -> None:
         except (EOFError, OSError):
             return
         if job is None:
-            return
+            _exit_now()
         conn.send(("start", job.file.document_id))
         try:
             outcome = compute(job, plugins, report=lambda stage, plugin: conn.send(("stage", (stage, plugin))))
@@ -76,6 +79,16 @@ def _worker_main(conn: Connection) -> None:
                                       f"the parsers' output cannot be stored: {type(exc).__name__}: {exc}")))
         del outcome
         trim_heap()
+
+
+def _exit_now() -> None:
+    """End a worker told to stop without tearing its interpreter down (as ``multiprocessing`` ends its children):
+    everything it made has been sent, and the teardown of its plugins' and parsers' modules took longer than the
+    last job of a one-document run, which the run waited for."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(0)
 
 
 def _die_with_parent() -> None:

@@ -30,12 +30,14 @@ def delete_chunks(con: Connection, t: IndexTables, chunk_ids: Sequence[str], pru
     con.execute("DROP TABLE _bm25_gone")
 
 
-def term_frequencies_sql(source: str, key: str) -> str:
+def term_frequencies_sql(source: str, key: str, stemmed: bool = False) -> str:
     """SELECT (term, ``key``, tf) from ``source``'s (``key``, space-joined tokens ``terms``) rows, stemmed in DuckDB
     (fts loaded): each row's tokens are counted first and each (row, token) stemmed once, not each occurrence
-    (the same terms and frequencies; ``stem`` was half the SQL time of a full build)."""
+    (the same terms and frequencies; ``stem`` was half the SQL time of a full build). ``stemmed``: the tokens are
+    stems already (``retrieval.stemmer``, the same function), counted as they are, without fts."""
+    term = "token" if stemmed else "stem(token, 'porter')"
     return f"""
-        SELECT stem(token, 'porter') AS term, {key}, sum(n)::INTEGER AS tf
+        SELECT {term} AS term, {key}, sum(n)::INTEGER AS tf
         FROM (SELECT {key}, token, count(*) AS n
               FROM (SELECT {key}, unnest(string_split(terms, ' ')) AS token FROM {source})
               WHERE token <> ''
@@ -48,9 +50,9 @@ def next_doc_key(con: Connection, t: IndexTables) -> int:
 
 
 def insert_slice(con: Connection, t: IndexTables, rows: Sequence[tuple[str, str, str, int]],
-                 keys: Sequence[int] | None = None) -> None:
+                 keys: Sequence[int] | None = None, stemmed: bool = False) -> None:
     """Add ``rows`` (chunk id, text hash, space-joined terms, token count) under ``keys`` (by default the next
-    free doc keys), stemmed in DuckDB (fts loaded)."""
+    free doc keys), stemmed in DuckDB (fts loaded) unless they are ``stemmed`` already."""
     if not rows:
         return
     if keys is None:
@@ -59,7 +61,7 @@ def insert_slice(con: Connection, t: IndexTables, rows: Sequence[tuple[str, str,
     keys = list(keys)
     chunk_ids, hashes, texts, token_counts = map(list, zip(*rows))
     source = "(SELECT unnest(?::INTEGER[]) AS doc_key, unnest(?::VARCHAR[]) AS terms)"
-    execute(con, f"CREATE OR REPLACE TEMP TABLE _bm25_new AS {term_frequencies_sql(source, 'doc_key')}",
+    execute(con, f"CREATE OR REPLACE TEMP TABLE _bm25_new AS {term_frequencies_sql(source, 'doc_key', stemmed)}",
             [keys, texts])
     execute(con, f"""
         INSERT INTO {t.bm25}

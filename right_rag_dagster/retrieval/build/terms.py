@@ -1,7 +1,8 @@
 """What BM25 keeps of a chunk: its indexed text's tokens without English stopwords, and the token count.
 
-A pure function, so the worker processes that chunk documents can compute it (``pipeline.work``) and the main
-process only writes postings; the index build uses the same function for chunks it must read back.
+Pure functions, so the worker processes that chunk documents compute them (``pipeline.work``, stemmed there too)
+and the main process only writes postings; the index build uses the same rule for chunks it must read back, and
+stems them in the store's SQL.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..indexed_text import indexed_text
+from ..stemmer import stem_terms
 from ..stopwords import ENGLISH_STOPWORDS
 from ..tokenize import tokenize
 
@@ -16,6 +18,12 @@ from ..tokenize import tokenize
 def chunk_terms(section_path: Sequence[str] | str | None, fulltext: str) -> tuple[str, int]:
     """(space-joined terms before stemming, number of tokens) of a chunk's indexed text."""
     return text_terms(indexed_text(section_path, fulltext))
+
+
+def stemmed_chunk_terms(section_path: Sequence[str] | str | None, fulltext: str) -> tuple[str, int]:
+    """(space-joined terms, stemmed, number of tokens) of a chunk's indexed text: its postings' terms."""
+    terms, count = chunk_terms(section_path, fulltext)
+    return stem_terms(terms), count
 
 
 def text_terms(text: str) -> tuple[str, int]:

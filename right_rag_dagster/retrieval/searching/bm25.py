@@ -8,49 +8,29 @@ scores as ``match_bm25``, in about a millisecond instead of a scan of every docu
 
 from __future__ import annotations
 
-import threading
-
-import duckdb
 import numpy as np
 
-from ...store.extensions import load_extension
 from ...store.search_tables import (
     Connection,
     IndexTables,
     bm25_lengths,
     bm25_postings,
     bm25_vocabulary,
-    literal,
     read_state,
     table_exists,
 )
 from ..errors import IndexMissingError
 from ..formats import BM25_FORMAT, K1, B
+from ..stemmer import stems
 from ..stopwords import ENGLISH_STOPWORDS
 from ..tokenize import tokenize
 from .chunk_table import Candidate, ChunkTable
 
-_stemmer: duckdb.DuckDBPyConnection | None = None
-_stems: dict[str, str] = {}
-_stemmer_lock = threading.Lock()
-_STEM_CACHE_SIZE = 200_000
-
 
 def stem_tokens(tokens: list[str]) -> list[str]:
-    """Distinct Porter stems of ``tokens`` (fts's ``stem`` in a private in-memory DuckDB), in first-seen order."""
-    global _stemmer
-    with _stemmer_lock:
-        missing = list(dict.fromkeys(t for t in tokens if t not in _stems))
-        if missing:
-            if _stemmer is None:
-                _stemmer = duckdb.connect()
-                load_extension(_stemmer, "fts")
-            stems = _stemmer.execute(f"SELECT list(stem(t, 'porter')) FROM unnest({literal(missing)}::VARCHAR[]) "
-                                     "AS u(t)").fetchone()[0]
-            if len(_stems) > _STEM_CACHE_SIZE:
-                _stems.clear()
-            _stems.update(zip(missing, stems))
-        return list(dict.fromkeys(_stems[t] for t in tokens))
+    """Distinct Porter stems of ``tokens`` (fts's ``stem``, see ``retrieval.stemmer``), in first-seen order."""
+    by_token = stems(tokens)
+    return list(dict.fromkeys(by_token[t] for t in tokens))
 
 
 def query_terms(query: str) -> list[str]:

@@ -151,13 +151,22 @@ class Indexer:
 
     # -- applying (inside the caller's write transaction) ----------------------------------------------------
 
+    def previous_units(self, con: duckdb.DuckDBPyConnection,
+                       items: Sequence[tuple[DocumentJob, DocumentOutcome]]) -> dict[str, list[Unit]]:
+        """The stored units that the new units of these outcomes are merged with (their histories), read for
+        the whole batch at once (see ``content.read_units_of``)."""
+        return content.read_units_of(con, [job.file.document_id for job, outcome in items if job.had_content
+                                           and outcome.failure is None and outcome.units is not None
+                                           and outcome.units.fresh])
+
     def apply(self, con: duckdb.DuckDBPyConnection, batch: WriteBatch, job: DocumentJob,
-              outcome: DocumentOutcome, run_id: str) -> list[StepEvent]:
-        """Plan the writes of one document's outcome into ``batch``; its "done" marker is planned last."""
+              outcome: DocumentOutcome, run_id: str, previous: dict[str, list[Unit]] | None = None) -> list[StepEvent]:
+        """Plan the writes of one document's outcome into ``batch``; its "done" marker is planned last.
+        ``previous``: stored units read ahead (``previous_units``); a document missing there is read now."""
         started = utcnow()
         file = job.file
         batch.replace_rows("files", file.document_id, [content.file_row(file)])
-        steps = _Applied(self, con, batch, job, outcome)
+        steps = _Applied(self, con, batch, job, outcome, previous or {})
         events = steps.failure() if outcome.failure is not None else steps.success()
         batch.append("materializations", lineage.event_rows(events, run_id, started))
         batch.set_state(DOCUMENT, file.document_id, content.state_row(
@@ -178,9 +187,9 @@ class _Applied:
     """The writes and events of one outcome, sharing its connection, batch and job."""
 
     def __init__(self, indexer: Indexer, con: duckdb.DuckDBPyConnection, batch: WriteBatch, job: DocumentJob,
-                 outcome: DocumentOutcome) -> None:
+                 outcome: DocumentOutcome, previous: dict[str, list[Unit]]) -> None:
         self.plugins, self.output_dir = indexer.plugins, indexer.project.output_dir
-        self.con, self.batch, self.job, self.outcome = con, batch, job, outcome
+        self.con, self.batch, self.job, self.outcome, self.previous = con, batch, job, outcome, previous
         self.file = job.file
         self.document_id = job.file.document_id
         self.events: list[StepEvent] = []
@@ -203,7 +212,8 @@ class _Applied:
         units = list(outcome.units.units)
         result = outcome.units
         if result.fresh:
-            previous = content.read_units(self.con, self.document_id) if self.job.had_content else []
+            previous = ((self.previous[self.document_id] if self.document_id in self.previous
+                         else content.read_units(self.con, self.document_id)) if self.job.had_content else [])
             merged = merge_unit_changes(previous, units)
             previous_ids = {u.id for u in walk_units(previous)}
             fresh_ids = {u.id for u in walk_units(merged) if u.id not in previous_ids}

@@ -197,9 +197,10 @@ def _write_once(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, D
         with store.write(min_memory_mb=memory_mb) as con:
             batch = WriteBatch()
             events: list[StepEvent] = []
+            previous = indexer.previous_units(con, items)
             for item in items:
                 applying = [item]
-                events.extend(indexer.apply(con, batch, *item, run_id))
+                events.extend(indexer.apply(con, batch, *item, run_id, previous))
             applying = []
             if mark and any(e.status != STALE for e in events):
                 batch.set_state(REFRESH, "*", content.state_row(REFRESH, "*", "pending", None))

@@ -275,12 +275,37 @@ def read_units(con: Connection, document_id: str, active_only: bool = False, roo
     """Rebuild a document's unit trees (with their history) from the store, in source order; with ``root_id``,
     only that unit's tree."""
     found = execute(con, "SELECT text FROM documents WHERE document_id = ?", [document_id]).fetchone()
-    text = found[0] if found else None
     rows = execute(con,
-        "SELECT unit_id, parent_id, key_path, topic, temporal_topic, fulltext, source_start, source_end, "
-        f"attributes, metadata, changes, active, ordinal FROM units WHERE {_SUBTREE if root_id else ''}"
+        f"SELECT {_UNIT_COLUMNS} FROM units WHERE {_SUBTREE if root_id else ''}"
         "document_id = ? ORDER BY ordinal", [*([root_id] if root_id else []), document_id]
     ).fetchall()
+    return _unit_trees(document_id, found[0] if found else None, rows, active_only, root_id)
+
+
+def read_units_of(con: Connection, document_ids: Sequence[str]) -> dict[str, list[Unit]]:
+    """``read_units`` of many documents in two queries (each document's text and units), for a batch that
+    replaces them: fetching one document's text reads its whole row group's texts, so one query per document
+    made a re-parse of every document quadratic in their number."""
+    wanted = sorted(set(document_ids))
+    if not wanted:
+        return {}
+    texts = dict(execute(con, "SELECT document_id, text FROM documents WHERE list_contains(?::VARCHAR[], "
+                              "document_id)", [wanted]).fetchall())
+    by_document: dict[str, list[tuple]] = {document_id: [] for document_id in wanted}
+    for row in execute(con, f"SELECT document_id, {_UNIT_COLUMNS} FROM units WHERE list_contains(?::VARCHAR[], "
+                            "document_id) ORDER BY document_id, ordinal", [wanted]).fetchall():
+        by_document[row[0]].append(row[1:])
+    return {document_id: _unit_trees(document_id, texts.get(document_id), rows)
+            for document_id, rows in by_document.items()}
+
+
+_UNIT_COLUMNS = ("unit_id, parent_id, key_path, topic, temporal_topic, fulltext, source_start, source_end, "
+                 "attributes, metadata, changes, active, ordinal")
+
+
+def _unit_trees(document_id: str, text: str | None, rows: list[tuple], active_only: bool = False,
+                root_id: str | None = None) -> list[Unit]:
+    """Units from their stored rows (``_UNIT_COLUMNS``, in source order) and the document's text."""
     rows = [(*row[:5], row[5] if row[5] is not None or text is None else text[row[6]:row[7]], *row[6:])
             for row in rows]
     children: dict[str | None, list[tuple]] = {}

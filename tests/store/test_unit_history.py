@@ -10,7 +10,7 @@ from right_rag_dagster.core.changes import merge_unit_changes, recreate_unit_fro
 from right_rag_dagster.core.model import Document, ParsedUnit, Unit
 from right_rag_dagster.core.units import build_units, walk_units
 from right_rag_dagster.store import Store
-from right_rag_dagster.store.content import _json, insert_rows, read_units, unit_rows
+from right_rag_dagster.store.content import _json, insert_rows, read_units, read_units_of, unit_rows
 from right_rag_dagster.store.lineage import _history
 from right_rag_dagster.store.migrations import load_migrations
 from right_rag_dagster.store.unit_history import apply_text_delta, is_compact, text_delta
@@ -80,8 +80,9 @@ def test_histories_read_back_exactly_after_edits_deletions_and_restores(tmp_path
         merged = _reindex(store, sections)
         with store.read() as con:
             back = read_units(con, "act.txt")
+            batch = read_units_of(con, ["act.txt", "never-indexed.txt"])  # a batch's documents at once
             stored = con.execute("SELECT unit_id, changes FROM units").fetchall()
-        assert _plain(back) == _plain(merged)
+        assert _plain(back) == _plain(merged) == _plain(batch["act.txt"]) and batch["never-indexed.txt"] == []
         for unit in walk_units(back):  # still replayable to the unit itself
             replayed = recreate_unit_from_changes(unit.changes)
             assert (replayed is None) == (unit.changes[-1].change_type == "DeleteUnit")

@@ -120,7 +120,10 @@ class Indexer:
                 raw_current.append(file.document_id)
             planned.append((job, None))
         documents = content.read_documents(con, raw_current) if raw_current else {}
-        return [(self._with_stored(con, job, documents), None) if outcome is None else (job, outcome)
+        reused = [job.file.document_id for job, outcome in planned if outcome is None and self._reuses_units(job, documents)]
+        units = content.read_units_of(con, reused, active_only=True,
+                                      texts={d: documents[d].text for d in reused}) if reused else {}
+        return [(self._with_stored(job, documents, units), None) if outcome is None else (job, outcome)
                 for job, outcome in planned]
 
     def _held(self, job: DocumentJob) -> DocumentOutcome | None:
@@ -133,21 +136,27 @@ class Indexer:
         return failed(job.file, "hold", "failed", f"its unit parser {owner!r} is not available: "
                                                   f"{'; '.join(errors)}", (owner,))
 
-    def _with_stored(self, con: duckdb.DuckDBPyConnection, job: DocumentJob,
-                     documents: dict[str, Document]) -> DocumentJob:
-        """Attach the stored text when it is current, and the stored units when they may be reused."""
+    def _reuses_units(self, job: DocumentJob, documents: dict[str, Document]) -> bool:
+        """Whether the stored units of a document whose stored text is current may be reused (only its chunks or
+        coverage are to be made again)."""
+        document = documents.get(job.file.document_id)
+        raw_version = job.states[RAW_TEXT][1] if document is not None else None
+        stored = job.states.get(UNITS)
+        if not (raw_version and stored is not None and stored[1] and stored[2]):
+            return False
+        owner = self.plugins.find_unit_parser(stored[2])
+        return (owner is not None and stored[0] == units_key(raw_version, owner)
+                and needs_units(job.states, stored[1], len(document.text), self.plugins))
+
+    def _with_stored(self, job: DocumentJob, documents: dict[str, Document],
+                     units: dict[str, list[Unit]]) -> DocumentJob:
+        """Attach the stored text when it is current, and the stored units when they may be reused (both read
+        for the whole plan by ``plan``)."""
         document = documents.get(job.file.document_id)
         if document is None:
             return job
-        units = None
-        raw_version = job.states[RAW_TEXT][1]
-        stored = job.states.get(UNITS)
-        if stored is not None and raw_version and stored[1] and stored[2]:
-            owner = self.plugins.find_unit_parser(stored[2])
-            if (owner is not None and stored[0] == units_key(raw_version, owner)
-                    and needs_units(job.states, stored[1], len(document.text), self.plugins)):
-                units = tuple(content.read_units(con, document.id, active_only=True))
-        return DocumentJob(job.file, job.states, document, units)
+        reused = units.get(document.id)
+        return DocumentJob(job.file, job.states, document, tuple(reused) if reused is not None else None)
 
     # -- applying (inside the caller's write transaction) ----------------------------------------------------
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import duckdb
@@ -282,20 +282,24 @@ def read_units(con: Connection, document_id: str, active_only: bool = False, roo
     return _unit_trees(document_id, found[0] if found else None, rows, active_only, root_id)
 
 
-def read_units_of(con: Connection, document_ids: Sequence[str]) -> dict[str, list[Unit]]:
-    """``read_units`` of many documents in two queries (each document's text and units), for a batch that
-    replaces them: fetching one document's text reads its whole row group's texts, so one query per document
-    made a re-parse of every document quadratic in their number."""
+def read_units_of(con: Connection, document_ids: Sequence[str], active_only: bool = False,
+                  texts: Mapping[str, str | None] | None = None) -> dict[str, list[Unit]]:
+    """``read_units`` of many documents in two queries (their texts, unless ``texts`` holds them, and their
+    units), for a batch: fetching one document's text reads its whole row group's texts, so one query per
+    document made re-parsing or re-chunking every document quadratic in their number."""
     wanted = sorted(set(document_ids))
     if not wanted:
         return {}
-    texts = dict(execute(con, "SELECT document_id, text FROM documents WHERE list_contains(?::VARCHAR[], "
-                              "document_id)", [wanted]).fetchall())
+    known = dict(texts or {})
+    missing = [document_id for document_id in wanted if document_id not in known]
+    if missing:
+        known.update(execute(con, "SELECT document_id, text FROM documents WHERE list_contains(?::VARCHAR[], "
+                                  "document_id)", [missing]).fetchall())
     by_document: dict[str, list[tuple]] = {document_id: [] for document_id in wanted}
     for row in execute(con, f"SELECT document_id, {_UNIT_COLUMNS} FROM units WHERE list_contains(?::VARCHAR[], "
                             "document_id) ORDER BY document_id, ordinal", [wanted]).fetchall():
         by_document[row[0]].append(row[1:])
-    return {document_id: _unit_trees(document_id, texts.get(document_id), rows)
+    return {document_id: _unit_trees(document_id, known.get(document_id), rows, active_only)
             for document_id, rows in by_document.items()}
 
 

@@ -209,7 +209,7 @@ def _compute(job: DocumentJob, plugins: PluginSet, report: Report) -> DocumentOu
             stemmed_chunk_terms,  # the tokenizer's patterns compile only where chunks are cut
         )
 
-        terms = tuple(stemmed_chunk_terms(paths.get(c.unit_id, ()), c.fulltext) for c in chunks)
+        terms = stemmed_chunk_terms([(paths.get(c.unit_id, ()), c.fulltext) for c in chunks])
         chunk_sets.append(ChunkSet(chunker.name, chunker.version, key, version, tuple(chunks), terms))
     coverage = None
     key = coverage_key(units.version, len(document.text))

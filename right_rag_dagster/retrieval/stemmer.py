@@ -44,13 +44,6 @@ def stems(tokens: Iterable[str]) -> dict[str, str]:
         return {t: found[t] if t in found else _cache[t] for t in wanted}
 
 
-def stem_terms(terms: str) -> str:
-    """Space-joined terms with each one stemmed, in order (repeats kept: they are the term frequencies)."""
-    words = terms.split()
-    by_word = stems(words)
-    return " ".join(by_word[w] for w in words)
-
-
 def _connect() -> duckdb.DuckDBPyConnection:
     global _connection
     if _connection is None:

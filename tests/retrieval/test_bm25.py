@@ -241,10 +241,10 @@ def test_a_build_after_postings_written_with_the_documents_compares_no_chunk(
         documents = [row[0] for row in con.execute("SELECT DISTINCT document_id FROM chunks ORDER BY 1").fetchall()]
         assert "thai-act.txt" in documents and "debian-policy.pdf" in documents
         for document in documents:
-            rows = [(chunk_id, digest, *stemmed_chunk_terms(section_path, fulltext)) for chunk_id, digest,
-                    section_path, fulltext in con.execute(
-                        "SELECT chunk_id, text_hash, section_path, fulltext FROM chunks WHERE document_id = ? "
-                        "AND chunker = 'default' ORDER BY ordinal", [document]).fetchall()]
+            chunks = con.execute("SELECT chunk_id, text_hash, section_path, fulltext FROM chunks WHERE document_id = ? "
+                                 "AND chunker = 'default' ORDER BY ordinal", [document]).fetchall()
+            terms = stemmed_chunk_terms([(section_path, fulltext) for _, _, section_path, fulltext in chunks])
+            rows = [(chunk_id, digest, *chunk_terms) for (chunk_id, digest, _, _), chunk_terms in zip(chunks, terms)]
             bm25_index.update_documents(con, "default", [document], rows)
 
     def compared(*args: object) -> None:

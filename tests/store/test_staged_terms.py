@@ -15,7 +15,7 @@ from right_rag_dagster.retrieval import build_search_index, search
 from right_rag_dagster.retrieval.build import bm25 as bm25_index
 from right_rag_dagster.retrieval.build.bm25 import stems_table
 from right_rag_dagster.retrieval.searching.snapshot import clear_cache
-from right_rag_dagster.retrieval.stemmer import stem_terms
+from right_rag_dagster.retrieval.stemmer import stems
 from right_rag_dagster.store import Store
 from right_rag_dagster.store.bm25_tables import create_tables, insert_slice, insert_stemmed
 from right_rag_dagster.store.extensions import load_extension
@@ -29,8 +29,16 @@ QUERY = "Corresponding Source conveying object code"
 
 
 ROWS = [("c1", "h1", "running runs the runner running", 6), ("c2", "h2", "gamma", 1), ("c3", "h3", "", 2)]
+
+
+def stem_terms(terms: str) -> str:
+    """Space-joined terms stemmed as the workers stem them (``retrieval.stemmer``), repeats kept."""
+    by_word = stems(terms.split())
+    return " ".join(by_word[word] for word in terms.split())
+
+
 STEMMED = [(chunk_id, digest, stem_terms(terms), count) for chunk_id, digest, terms, count in ROWS]
-"""As the workers send them: their terms stemmed (``retrieval.stemmer``)."""
+"""As the workers send them."""
 
 
 def test_staged_postings_are_counted_per_chunk() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..indexed_text import indexed_text
-from ..stemmer import stem_terms
+from ..stemmer import stems
 from ..stopwords import ENGLISH_STOPWORDS
 from ..tokenize import tokenize
 
@@ -20,10 +20,12 @@ def chunk_terms(section_path: Sequence[str] | str | None, fulltext: str) -> tupl
     return text_terms(indexed_text(section_path, fulltext))
 
 
-def stemmed_chunk_terms(section_path: Sequence[str] | str | None, fulltext: str) -> tuple[str, int]:
-    """(space-joined terms, stemmed, number of tokens) of a chunk's indexed text: its postings' terms."""
-    terms, count = chunk_terms(section_path, fulltext)
-    return stem_terms(terms), count
+def stemmed_chunk_terms(chunks: Sequence[tuple[Sequence[str] | str | None, str]]) -> tuple[tuple[str, int], ...]:
+    """(space-joined terms, stemmed, number of tokens) of each (section path, full text) chunk: its postings'
+    terms. One stemming call for all of them (a document's chunks), not one per chunk."""
+    terms = [chunk_terms(section_path, fulltext) for section_path, fulltext in chunks]
+    by_word = stems(word for joined, _ in terms for word in joined.split())
+    return tuple((" ".join(by_word[word] for word in joined.split()), count) for joined, count in terms)
 
 
 def text_terms(text: str) -> tuple[str, int]:

@@ -4,12 +4,15 @@ Retrieval's order is the strongest evidence there is, so the passages are read b
 from the first passage whose best sentence covers nearly as much of the question as the best sentence anywhere
 (``RANK_TOLERANCE``), not from whichever sentence of the top hits shares most words. Within that passage it is one
 contiguous run of sentences (the best one, widened by neighbours that also match, that cover question terms it
-lacks, or, for the next sentence, that open by referring back to it, "Instead, they ...", or follow a heading), so
-the quote is a span of the unit, cited once. A record (a copyright stanza) is read as one sentence. A question term counts by its BM25 weight (a licence's every passage says "License"; few
+lacks, or, for the next sentence, that open by referring back to it, "Instead, they ...", or follow a heading, and,
+for the previous sentence, the one the quote opens by referring back to, "For this reason, ..."), so the quote is
+a span of the unit, cited once. A record (a copyright stanza) is read as one sentence. A question term counts by its BM25 weight (a licence's every passage says "License"; few
 say "modified files"), and when passages are compared a passage's section path counts for half (a sentence
 under "3.18 /tmp: Temporary files" is about /tmp). Rows of a table, dot leaders and other lines without
-prose (code, dot leaders) are never quoted, and a "sentence" longer than ``MAX_SENTENCE`` (a long clause, a list without
-punctuation) is read in pieces of whole lines up to ``PIECE`` characters.
+prose (code, dot leaders) are never quoted (a sentence that holds one keeps its prose lines), a label line over an
+indented body (a man page's option or field name) is a heading of its own, and a "sentence" longer than
+``MAX_SENTENCE`` (a long clause, a list without punctuation) is read in pieces of whole lines up to ``PIECE``
+characters.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ MIN_GAIN = 0.05
 """A neighbour that adds question terms the quote lacks joins when they weigh at least this share of the question."""
 
 _CONTINUES = re.compile(r"^(?:instead|however|otherwise|therefore|thus|hence|then|also|in (?:that|this|such) case|"
+                        r"for\s+(?:this|that|these|those)\s+reasons?|as\s+a\s+result|consequently|because\s+of\s+(?:this|that)|"
                         r"(?:it|they|this|these|those|such|that)\b(?!\s+(?:is|are)\s+(?:a|an|the)\b))\b", re.I)
 """How a sentence that continues the previous one opens (it refers back to it, or qualifies it)."""
 
@@ -74,9 +78,56 @@ def prose_sentences(text: str) -> list[tuple[int, int]]:
         return [(a + len(text[a:b]) - len(text[a:b].lstrip()), b) for a, b in pieces if text[a:b].strip()]
     out = []
     for start, end in sentences(text):
-        pieces = [(start, end)] if end - start <= MAX_SENTENCE else _lines(text, start, end)
-        out.extend((a, b) for a, b in pieces if not _tabular(text[a:b]))
+        for a0, b0 in _label_apart(text, start, end):
+            pieces = [(a0, b0)] if b0 - a0 <= MAX_SENTENCE else _lines(text, a0, b0)
+            for a, b in pieces:
+                if not _tabular(text[a:b]):
+                    out.append((a, b))
+                elif "\n" in text[a:b]:
+                    out.extend(_prose_lines(text, a, b))
     return out
+
+
+def _label_apart(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """A label line over an indented body (a man page's ``Build-Profiles: restriction-formula`` over "This field
+    ...", ``(1) Default mode`` over its paragraph): the label apart, as a heading, so its words do not make the
+    first body sentence outweigh the others. A label has at most six words, no final punctuation and no bullet,
+    and the next line is indented at least two columns deeper than it (hard-wrapped prose and PDF text are not)."""
+    newline = text.find("\n", start, end)
+    if newline < 0:
+        return [(start, end)]
+    label = text[start:newline].rstrip()
+    line_start = text.rfind("\n", 0, start) + 1
+    if text[line_start:start].strip():
+        return [(start, end)]
+    label_indent = len(text[line_start:start].expandtabs())
+    rest = text[newline + 1:end]
+    body = rest.lstrip(" \t")
+    body_indent = len(rest[:len(rest) - len(body)].expandtabs())
+    if (not label or len(label.split()) > 6 or label.endswith((".", ",", ";", ":", "!", "?", "-"))
+            or label[0] in "-*+•" or not body or body_indent < label_indent + 2):
+        return [(start, end)]
+    return [(start, start + len(label)), (newline + 1 + len(rest) - len(body), end)]
+
+
+def _prose_lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The runs of prose lines of a "sentence" that holds a table row or a line of code (a synopsis line
+    ``Package-Type: deb|udeb|type`` over its description): each run a sentence, the tabular lines left out."""
+    runs: list[tuple[int, int]] = []
+    position, run = start, None
+    for line in text[start:end].split("\n"):
+        stripped = line.strip()
+        a = position + (line.index(stripped[0]) if stripped else 0)
+        b = a + len(stripped)
+        if stripped and not _tabular(stripped):
+            run = (run[0], b) if run else (a, b)
+        elif run:
+            runs.append(run)
+            run = None
+        position += len(line) + 1
+    if run:
+        runs.append(run)
+    return [(a, b) for run in runs for a, b in _label_apart(text, *run) if not _tabular(text[a:b])]
 
 
 def _is_record(text: str) -> bool:
@@ -164,6 +215,8 @@ def _widen(sentences_: list[Sentence], index: int, max_chars: int, max_sentences
         if candidate.share >= NEIGHBOUR_SHARE * best.share:
             return True
         if i == last + 1 and (candidate.continues or sentences_[last].heading):
+            return True
+        if i == first - 1 and sentences_[first].continues:
             return True
         gain = sum(weights.get(t, 0.0) for t in candidate.terms - covered)
         return bool(total) and gain >= MIN_GAIN * total

@@ -47,7 +47,7 @@ class ExtractiveGenerator(Generator):
     character span in the document.
     """
 
-    def __init__(self, store: Store | None = None, passages: int = 3, max_sentences: int = 3,
+    def __init__(self, store: Store | None = None, passages: int = 3, max_sentences: int = 5,
                  max_chars: int = 600, min_coverage: float = 1 / 3) -> None:
         self.store = store
         self.passages = passages

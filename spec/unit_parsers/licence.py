@@ -4,7 +4,9 @@ Accepts a plain-text document (or a web page converted to Markdown without ``#``
 headings are bold lines) whose first lines carry a licence title and that is not a Debian copyright file.
 Tree: title notice, preamble, the TERMS AND CONDITIONS block with its numbered sections (``0.``, ``1.1.``),
 their clauses (``a)``, ``(b)``, nested by indentation), definitions with the defined term, and the appendices
-after the terms. A licence without at least three numbered sections is rejected with the reason.
+after the terms. A licence without at least three numbered sections (MIT, BSD, a project's own LICENCE file) is
+declined, so a project's fallback parser takes it (accepted and then rejected, it reached no parser at all); if
+``parse_document`` is called on one anyway, it is rejected with the reason.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ class _Heading:
 
 
 class LicenceParser(UnitParser):
-    """Plain-text licences with numbered sections; rejects licences without numbered sections."""
+    """Plain-text licences with numbered sections; declines licences without them (the fallback parser takes those)."""
 
     @property
     def parser_name(self) -> str:
@@ -59,7 +61,7 @@ class LicenceParser(UnitParser):
             return False
         if _is_copyright_file_name(document.id):
             return False
-        return H.licence_title(document.text) is not None
+        return H.licence_title(document.text) is not None and len(_top_sections(document.text)) >= MIN_SECTIONS
 
     def parse_document(self, document: Document) -> Iterable[ParsedUnit]:
         text = document.text
@@ -67,8 +69,7 @@ class LicenceParser(UnitParser):
         if title is None:
             raise DocumentRejected(document.id, "no licence title (a line naming a License) in the first lines")
         terms_end_match = _END_TERMS.search(text)
-        scan_end = terms_end_match.start() if terms_end_match else len(text)
-        headings = _numbered_headings(text, scan_end)
+        headings = _numbered_headings(text, terms_end_match.start() if terms_end_match else len(text))
         top = [h for h in headings if len(h.numbers) == 1]
         if len(top) < MIN_SECTIONS:
             raise DocumentRejected(
@@ -101,6 +102,13 @@ def _is_copyright_file_name(document_id: str) -> bool:
     return name == "copyright" or name.endswith(".copyright")
 
 
+
+
+def _top_sections(text: str) -> list[_Heading]:
+    """The top-level numbered section headings ``parse_document`` builds its tree from (before the end of the terms)."""
+    terms_end_match = _END_TERMS.search(text)
+    headings = _numbered_headings(text, terms_end_match.start() if terms_end_match else len(text))
+    return [h for h in headings if len(h.numbers) == 1]
 
 
 def _numbered_headings(text: str, scan_end: int) -> list[_Heading]:

@@ -160,3 +160,44 @@ def test_extractive_quotes_a_copyright_stanza_whole_and_never_a_heading_alone() 
     weights = {"upstream-contact": 4.0, "upstream": 1.0, "contact": 1.0}
     quote = choose_quote(score_passages(weights, [(text, "")]), 600, 3, weights)
     assert "preferred address(es)" in text[quote.start:quote.end]
+
+
+def test_extractive_reads_a_label_line_apart_from_the_body_it_heads() -> None:
+    """A man page's entry label (``Build-Profiles: restriction-formula`` over an indented body) is a heading, not
+    part of the first sentence: its words no longer make that sentence outweigh the one that answers."""
+    from right_rag_dagster.rag.extractive import choose_quote, score_passages
+
+    text = ("Build-Profiles: restriction-formula\n"
+            "       This field specifies the conditions for which this binary package\n"
+            "       does or does not build.  To express that condition, the same\n"
+            "       restriction formula syntax is used.\n"
+            "       If a binary package stanza does not contain this field, then it\n"
+            "       implicitly means that it builds with all build profiles.\n")
+    weights = {"build-profil": 3.0, "profil": 2.4, "build": 0.9, "binari": 0.9, "stanza": 1.8, "field": 0.9}
+    quote = choose_quote(score_passages(weights, [(text, "")]), 600, 5, weights)
+    assert text[quote.start:quote.end].startswith("If a binary package stanza does not contain this field")
+
+
+def test_extractive_keeps_the_prose_lines_of_a_sentence_that_holds_a_synopsis_line() -> None:
+    """A table row or a synopsis line (``deb|udeb|type``) inside a sentence drops that line, not the sentence."""
+    from right_rag_dagster.rag.extractive import choose_quote, score_passages
+
+    text = "The format is\n    deb|udeb|type\nwhere deb is the default value, assumed if the field is absent.\n"
+    weights = {"default": 1.0, "absent": 3.0, "field": 0.5}
+    quote = choose_quote(score_passages(weights, [(text, "")]), 600, 5, weights)
+    assert quote is not None and "assumed if the field is absent" in text[quote.start:quote.end]
+    assert "deb|udeb" not in text[quote.start:quote.end]
+
+
+def test_extractive_quote_takes_the_sentences_a_back_reference_points_to() -> None:
+    """"For this reason, ..." and "Hence ..." refer back: the sentences before them join the quote (the reason a
+    "why" question asks for is stated there)."""
+    from right_rag_dagster.rag.extractive import choose_quote, score_passages
+
+    text = ("It appears that the arithmetic coding option is covered by patents. Hence it cannot legally be used "
+            "without a licence. For this\nreason, support for arithmetic coding has been removed from the free "
+            "software. Other remarks follow.")
+    weights = {"arithmet": 3.2, "code": 1.1, "remov": 1.2, "free": 1.3, "softwar": 1.1}
+    quote = choose_quote(score_passages(weights, [(text, "")]), 600, 5, weights)
+    assert text[quote.start:quote.end].startswith("It appears that the arithmetic coding option is covered by patents")
+    assert "Other remarks" not in text[quote.start:quote.end]

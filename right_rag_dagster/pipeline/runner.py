@@ -242,10 +242,11 @@ def _update_postings(con: duckdb.DuckDBPyConnection, batch: WriteBatch, live: fr
     from ..store.extensions import load_extension
     from ..store.staged_terms import stage_postings
 
+    stored = batch.stored(con) if any(chunker in live for chunker in batch.index_rows) else set()
     for chunker, by_document in batch.index_rows.items():
         rows = [row for rows in by_document.values() for row in rows]
-        if chunker in live:
-            update_documents(con, chunker, sorted(by_document), rows)
+        if chunker in live:  # a document without step state has no chunks, hence no old postings to remove
+            update_documents(con, chunker, sorted(set(by_document) & stored), rows)
         elif stage:
             load_extension(con, "fts")  # for stem()
             stage_postings(con, stems_table(chunker), rows)

@@ -144,7 +144,7 @@ def update_documents(con: Connection, chunker: str, document_ids: Sequence[str],
     the old chunks' postings and add ``rows`` (chunk id, text hash, terms, token count) of the new ones. Terms
     no chunk uses any more stay in the dictionary until the next index build prunes them."""
     t = IndexTables(chunker)
-    old = document_chunk_ids(con, chunker, document_ids)
+    old = document_chunk_ids(con, chunker, document_ids) if document_ids else []
     if old:
         delete_chunks(con, t, old, prune=False)
     if rows:

@@ -15,6 +15,7 @@ import duckdb
 from ..core.steps import DOCUMENT, REFRESH, STALE, WARNING, StepEvent
 from ..errors import StoreMemoryError
 from ..store import Store, content
+from ..store import db as store_db
 from ..store.batch import WriteBatch, run_deferred
 from ..store.catalog import step_updated_at, stored_documents
 from ..store.lake import StoreConflictError
@@ -134,6 +135,7 @@ def process_documents(indexer: Indexer, store: Store, files: Sequence[DocumentFi
                 yield _commit(indexer, store, pending, run_id, live, on_document, mark_pending, owners)
                 pending, size = [], 0
                 trim_heap()  # the batch's outcomes are gone: hand their pages back before the next batch
+                store.checkpoint(min_wal_bytes=store_db.CHECKPOINT_WAL_BYTES)  # and fold the log without them
         if pending:
             faults.check()
             yield _commit(indexer, store, pending, run_id, live, on_document, mark_pending, owners)
@@ -194,7 +196,7 @@ def _write_once(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, D
                 owners: dict[str, str | None] | None) -> tuple[list[StepEvent], list]:
     applying: list[tuple[DocumentJob, DocumentOutcome]] = []
     try:
-        with store.write(min_memory_mb=memory_mb) as con:
+        with store.write(min_memory_mb=memory_mb, fold=False) as con:  # folded between batches (above)
             batch = WriteBatch()
             events: list[StepEvent] = []
             previous = indexer.previous_units(con, items)
@@ -242,10 +244,11 @@ def _update_postings(con: duckdb.DuckDBPyConnection, batch: WriteBatch, live: fr
     from ..retrieval.build.bm25 import stems_table, update_documents
     from ..store.staged_terms import stage_postings
 
+    stored = batch.stored(con) if any(chunker in live for chunker in batch.index_rows) else set()
     for chunker, by_document in batch.index_rows.items():
         rows = [row for rows in by_document.values() for row in rows]
-        if chunker in live:
-            update_documents(con, chunker, sorted(by_document), rows)
+        if chunker in live:  # a document without step state has no chunks, hence no old postings to remove
+            update_documents(con, chunker, sorted(set(by_document) & stored), rows)
         elif stage:
             stage_postings(con, stems_table(chunker), rows)
 

@@ -62,6 +62,15 @@ def delete_where_in(con: duckdb.DuckDBPyConnection, table: str, column: str, val
         execute(con, f"DELETE FROM {table} WHERE list_contains(?::VARCHAR[], {column})", [values])
 
 
+def stored_documents(con: duckdb.DuckDBPyConnection, documents: Iterable[str]) -> set[str]:
+    """Which of ``documents`` have any row in ``step_state`` (a small table: a few rows per document)."""
+    documents = sorted(set(documents))
+    if not documents:
+        return set()
+    return {row[0] for row in execute(con, "SELECT DISTINCT document_id FROM step_state "
+                                           "WHERE list_contains(?::VARCHAR[], document_id)", [documents]).fetchall()}
+
+
 class WriteBatch:
     """Pending writes of a batch of documents. Later operations on the same key win, as if run in order."""
 
@@ -74,6 +83,7 @@ class WriteBatch:
         self.rejections: dict[str, Sequence[Any] | None] = {}
         self.deferred: list[tuple[str, str, Callable[..., Any], tuple[Any, ...]]] = []
         self.index_rows: dict[str, dict[str, list[Any]]] = {}  # chunker -> document -> rows for a search index
+        self._stored: set[str] | None = None  # documents of the batch that have step state (``stored``)
 
     def replace_rows(self, table: str, document_id: str, rows: Iterable[Sequence[Any]]) -> None:
         """Replace every row of ``table`` belonging to the document."""
@@ -118,16 +128,31 @@ class WriteBatch:
         rows they describe). A failure there is reported, not raised: the store is already right."""
         self.deferred.append((plugin, document_id, call, args))
 
+    def stored(self, con: duckdb.DuckDBPyConnection) -> set[str]:
+        """The batch's documents that have step state in the store, read once in the caller's transaction: only
+        they can have rows to replace, since every write of a document records its state in the same
+        transaction and removing one deletes both. A first index then issues no deletes: each scanned a
+        content table's ``document_id`` (chunks: every chunk of the store) per batch, filling DuckDB's budget
+        with cached blocks as the store grew."""
+        if self._stored is None:
+            documents = {d for ids in self.deleted.values() for d in ids} | {d for d, _ in self.chunk_deletes}
+            documents |= {d for _, d in self.states} | set(self.rejections)
+            documents |= {d for rows in self.index_rows.values() for d in rows}
+            self._stored = stored_documents(con, documents)
+        return self._stored
+
     def flush(self, con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, Callable[..., Any], tuple[Any, ...]]]:
         """Apply everything in the caller's transaction and empty the batch; returns the calls to make after
-        the commit (see ``run_deferred``)."""
+        the commit (see ``run_deferred``). Rows are deleted only for documents the store has (``stored``)."""
+        stored = self.stored(con)
         for table, documents in self.deleted.items():
-            delete_where_in(con, table, "document_id", documents)
+            delete_where_in(con, table, "document_id", documents & stored)
         # One statement per chunker, not per document: on a DuckLake each DELETE scans the table's data files
         # (204 of them took 3.7 s of a 200-document writer's 16 s of writes).
         by_chunker: dict[str, set[str]] = defaultdict(set)
         for document_id, chunker in self.chunk_deletes:
-            by_chunker[chunker].add(document_id)
+            if document_id in stored:
+                by_chunker[chunker].add(document_id)
         for chunker, documents in sorted(by_chunker.items()):
             execute(con, "DELETE FROM chunks WHERE chunker = ? AND list_contains(?::VARCHAR[], document_id)",
                     [chunker, sorted(documents)])
@@ -135,9 +160,9 @@ class WriteBatch:
             insert_rows(con, table, rows)
         if self.states:
             delete_where_in(con, "step_state", "step || chr(31) || document_id",
-                            [f"{s}\x1f{d}" for s, d in self.states])
+                            [f"{s}\x1f{d}" for s, d in self.states if d in stored])
             insert_rows(con, "step_state", [row for row in self.states.values() if row is not None])
-        delete_where_in(con, "rejections", "document_id", self.rejections)
+        delete_where_in(con, "rejections", "document_id", set(self.rejections) & stored)
         insert_rows(con, "rejections", [row for row in self.rejections.values() if row is not None])
         deferred = self.deferred
         self.__init__()  # type: ignore[misc]

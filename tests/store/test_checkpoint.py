@@ -75,3 +75,46 @@ def test_a_write_folds_the_log_after_its_commit_past_the_threshold(tmp_path, mon
     assert wal(path).exists() != folded
     with store.read() as con:
         assert con.execute("SELECT count(*) FROM notes").fetchone() == (100_000,)
+
+
+class WatchedStore(Store):
+    """A store that records, at each fold, the temporary tables its connection sees (a transaction's own)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.folds: list[int] = []
+
+    def _fold_log(self, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+        self.folds.append(con.execute("SELECT count(*) FROM duckdb_tables() WHERE temporary").fetchone()[0])
+        return super()._fold_log(con)
+
+
+@pytest.mark.parametrize(("checkpoint", "temporary"), [(False, 0), (True, 1)])
+def test_a_fold_past_the_threshold_runs_on_a_fresh_connection(tmp_path, monkeypatch, checkpoint, temporary):
+    """The transaction's connection holds the blocks its scans cached; the fold it did not ask for runs on a fresh
+    one (an explicit ``checkpoint=True`` keeps the transaction's connection, with the extensions it loaded)."""
+    path = tmp_path / "store.duckdb"
+    store = WatchedStore(path)
+    with store.write() as con:
+        con.execute("CREATE TABLE notes (text VARCHAR)")
+    monkeypatch.setattr(db, "CHECKPOINT_WAL_BYTES", 2**20)
+    with store.write(checkpoint=checkpoint) as con:
+        con.execute("CREATE TEMP TABLE scratch AS SELECT 1 AS x")
+        con.execute("INSERT INTO notes SELECT 'note ' || i || repeat(' text', 8) FROM range(100000) r(i)")
+    assert store.folds == [temporary] and not wal(path).exists()
+    with store.read() as con:
+        assert con.execute("SELECT count(*) FROM notes").fetchone() == (100_000,)
+
+
+def test_a_write_that_does_not_fold_leaves_the_log_to_its_caller(tmp_path, monkeypatch):
+    """The indexer folds between batches, once it let go of the batch's rows: its writes leave the log as it is."""
+    path = tmp_path / "store.duckdb"
+    store = Store(path)
+    with store.write() as con:
+        con.execute("CREATE TABLE notes (text VARCHAR)")
+    monkeypatch.setattr(db, "CHECKPOINT_WAL_BYTES", 2**20)
+    with store.write(fold=False) as con:
+        con.execute("INSERT INTO notes SELECT 'note ' || i || repeat(' text', 8) FROM range(100000) r(i)")
+    assert wal(path).stat().st_size > db.CHECKPOINT_WAL_BYTES
+    store.checkpoint(min_wal_bytes=db.CHECKPOINT_WAL_BYTES)
+    assert not wal(path).exists()

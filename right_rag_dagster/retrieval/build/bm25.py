@@ -152,7 +152,7 @@ def update_documents(con: Connection, chunker: str, document_ids: Sequence[str],
     (the workers stemmed them: no fts here). Terms no chunk uses any more stay in the dictionary until the next
     index build prunes them."""
     t = IndexTables(chunker)
-    old = document_chunk_ids(con, chunker, document_ids)
+    old = document_chunk_ids(con, chunker, document_ids) if document_ids else []
     if old:
         delete_chunks(con, t, old, prune=False)
     for start in range(0, len(rows), INSERT_SLICE):

@@ -238,10 +238,11 @@ def _write_once(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, D
 
 def _update_postings(con: duckdb.DuckDBPyConnection, batch: WriteBatch, live: frozenset[str],
                      stage: bool = False) -> None:
-    """Write the BM25 postings the workers tokenized and stemmed, for chunkers whose index is live, before the
-    batch replaces the documents' chunk rows (their old postings are found through the old rows). With ``stage`` (a
-    DuckLake, where postings wait for the build after the writers), count the workers' terms for that build."""
+    """Write the BM25 postings the workers tokenized, for chunkers whose index is live, before the batch
+    replaces the documents' chunk rows (their old postings are found through the old rows). With ``stage`` (a
+    DuckLake, where postings wait for the build after the writers), stem the workers' tokens for that build."""
     from ..retrieval.build.bm25 import stems_table, update_documents
+    from ..store.extensions import load_extension
     from ..store.staged_terms import stage_postings
 
     stored = batch.stored(con) if any(chunker in live for chunker in batch.index_rows) else set()
@@ -250,6 +251,7 @@ def _update_postings(con: duckdb.DuckDBPyConnection, batch: WriteBatch, live: fr
         if chunker in live:  # a document without step state has no chunks, hence no old postings to remove
             update_documents(con, chunker, sorted(set(by_document) & stored), rows)
         elif stage:
+            load_extension(con, "fts")  # for stem()
             stage_postings(con, stems_table(chunker), rows)
 
 

@@ -107,7 +107,7 @@ class ChunkSet:
     key: str
     version: str
     chunks: tuple[Chunk, ...]
-    terms: tuple[tuple[str, int], ...] = ()  # per chunk: stemmed BM25 terms, token count (``retrieval.build.terms``)
+    terms: tuple[tuple[str, int], ...] = ()  # per chunk: BM25 terms and token count (``retrieval.build.terms``)
 
 
 @dataclass(frozen=True)
@@ -205,11 +205,9 @@ def _compute(job: DocumentJob, plugins: PluginSet, report: Report) -> DocumentOu
                                    accepted=route.accepted, raised=(chunker.name,))
         version = stable_hash([[c.id, c.fulltext, c.source_start, c.source_end] for c in chunks])[:16]
         paths = paths if paths is not None else unit_paths(units.units)
-        from ..retrieval.build.terms import (
-            stemmed_chunk_terms,  # the tokenizer's patterns compile only where chunks are cut
-        )
+        from ..retrieval.build.terms import chunk_terms  # the tokenizer's patterns compile only where chunks are cut
 
-        terms = stemmed_chunk_terms([(paths.get(c.unit_id, ()), c.fulltext) for c in chunks])
+        terms = tuple(chunk_terms(paths.get(c.unit_id, ()), c.fulltext) for c in chunks)
         chunk_sets.append(ChunkSet(chunker.name, chunker.version, key, version, tuple(chunks), terms))
     coverage = None
     key = coverage_key(units.version, len(document.text))

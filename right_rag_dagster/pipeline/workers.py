@@ -54,9 +54,6 @@ def _worker_main(conn: Connection) -> None:
         project = conn.recv()
         plugins = PluginSet.for_project(project)
         import right_rag_dagster.retrieval.build.terms  # noqa: F401 (the tokenizer, before the first job arrives)
-        from right_rag_dagster.retrieval.stemmer import warm
-
-        warm()  # fts's signature check, while the caller is still starting its run
     except BaseException as exc:  # reported once, as the reason for every document it would have had
         conn.send(("broken", f"{type(exc).__name__}: {exc}"))
         return

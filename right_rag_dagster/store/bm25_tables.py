@@ -30,14 +30,12 @@ def delete_chunks(con: Connection, t: IndexTables, chunk_ids: Sequence[str], pru
     con.execute("DROP TABLE _bm25_gone")
 
 
-def term_frequencies_sql(source: str, key: str, stemmed: bool = False) -> str:
+def term_frequencies_sql(source: str, key: str) -> str:
     """SELECT (term, ``key``, tf) from ``source``'s (``key``, space-joined tokens ``terms``) rows, stemmed in DuckDB
     (fts loaded): each row's tokens are counted first and each (row, token) stemmed once, not each occurrence
-    (the same terms and frequencies; ``stem`` was half the SQL time of a full build). ``stemmed``: the tokens are
-    stems already (``retrieval.stemmer``, the same function), counted as they are, without fts."""
-    term = "token" if stemmed else "stem(token, 'porter')"
+    (the same terms and frequencies; ``stem`` was half the SQL time of a full build)."""
     return f"""
-        SELECT {term} AS term, {key}, sum(n)::INTEGER AS tf
+        SELECT stem(token, 'porter') AS term, {key}, sum(n)::INTEGER AS tf
         FROM (SELECT {key}, token, count(*) AS n
               FROM (SELECT {key}, unnest(string_split(terms, ' ')) AS token FROM {source})
               WHERE token <> ''
@@ -50,9 +48,9 @@ def next_doc_key(con: Connection, t: IndexTables) -> int:
 
 
 def insert_slice(con: Connection, t: IndexTables, rows: Sequence[tuple[str, str, str, int]],
-                 keys: Sequence[int] | None = None, stemmed: bool = False) -> None:
+                 keys: Sequence[int] | None = None) -> None:
     """Add ``rows`` (chunk id, text hash, space-joined terms, token count) under ``keys`` (by default the next
-    free doc keys), stemmed in DuckDB (fts loaded) unless they are ``stemmed`` already."""
+    free doc keys), stemmed in DuckDB (fts loaded)."""
     if not rows:
         return
     if keys is None:
@@ -61,7 +59,7 @@ def insert_slice(con: Connection, t: IndexTables, rows: Sequence[tuple[str, str,
     keys = list(keys)
     chunk_ids, hashes, texts, token_counts = map(list, zip(*rows))
     source = "(SELECT unnest(?::INTEGER[]) AS doc_key, unnest(?::VARCHAR[]) AS terms)"
-    execute(con, f"CREATE OR REPLACE TEMP TABLE _bm25_new AS {term_frequencies_sql(source, 'doc_key', stemmed)}",
+    execute(con, f"CREATE OR REPLACE TEMP TABLE _bm25_new AS {term_frequencies_sql(source, 'doc_key')}",
             [keys, texts])
     execute(con, f"""
         INSERT INTO {t.bm25}

@@ -27,8 +27,8 @@ def has_staged_terms(con: duckdb.DuckDBPyConnection, table: str) -> bool:
 
 
 def stage_postings(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[tuple[str, str, str, int]]) -> None:
-    """Add the (chunk_id, text_hash, space-joined stems, token count) rows of the workers, counted, in ``con``'s
-    transaction: (chunk_id, text_hash, token_count, len, terms, tfs)."""
+    """Add the (chunk_id, text_hash, space-joined tokens, token count) rows of the workers, stemmed and counted
+    (fts loaded), in ``con``'s transaction: (chunk_id, text_hash, token_count, len, terms, tfs)."""
     if not rows:
         return
     con.execute(f"CREATE TABLE IF NOT EXISTS {table} (chunk_id VARCHAR, text_hash VARCHAR, token_count INTEGER, "
@@ -43,7 +43,7 @@ def stage_postings(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[tu
         FROM _stage_in AS i
         LEFT JOIN (SELECT chunk_id, sum(tf)::INTEGER AS len, list(term ORDER BY term) AS terms,
                           list(tf ORDER BY term) AS tfs
-                   FROM ({term_frequencies_sql('_stage_in', 'chunk_id', stemmed=True)}) GROUP BY chunk_id) AS s USING (chunk_id)""")
+                   FROM ({term_frequencies_sql('_stage_in', 'chunk_id')}) GROUP BY chunk_id) AS s USING (chunk_id)""")
     con.execute("DROP TABLE _stage_in")
 
 

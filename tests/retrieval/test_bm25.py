@@ -14,7 +14,7 @@ from right_rag_dagster.retrieval import IndexMissingError, build_search_index, s
 from right_rag_dagster.retrieval.build import bm25 as bm25_index
 from right_rag_dagster.retrieval.build.bm25 import FTS_OPTIONS, create_stopword_table, drop_bm25
 from right_rag_dagster.retrieval.build.pending import PendingChunks
-from right_rag_dagster.retrieval.build.terms import stemmed_chunk_terms
+from right_rag_dagster.retrieval.build.terms import chunk_terms
 from right_rag_dagster.retrieval.indexed_text import indexed_text
 from right_rag_dagster.retrieval.searching.cold import cold_bm25
 from right_rag_dagster.retrieval.searching.snapshot import clear_cache, first_search
@@ -229,10 +229,10 @@ def test_an_incrementally_updated_index_equals_a_rebuild(store_copy: Store, tmp_
 
 def test_a_build_after_postings_written_with_the_documents_compares_no_chunk(
         store_copy: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """An index run writes each document's postings, stemmed by its workers, in the transaction that replaces its
-    chunks; the build after it finds the index holding exactly the chunks and only records that (and prunes unused
-    terms), without the chunk-by-chunk comparison that reads both tables whole. Every document's postings written
-    that way equal those of a build that stems in the store's SQL."""
+    """An index run writes each document's postings in the transaction that replaces its chunks; the build after
+    it finds the index holding exactly the chunks and only records that (and prunes unused terms), without the
+    chunk-by-chunk comparison that reads both tables whole. Every document's postings written that way equal those
+    of a build from the chunks."""
     with store_copy.write() as con:
         first = con.execute("SELECT chunk_id FROM chunks WHERE document_id = 'GPL-3.0.txt' AND chunker = 'default' "
                             "ORDER BY ordinal LIMIT 1").fetchone()[0]
@@ -241,10 +241,10 @@ def test_a_build_after_postings_written_with_the_documents_compares_no_chunk(
         documents = [row[0] for row in con.execute("SELECT DISTINCT document_id FROM chunks ORDER BY 1").fetchall()]
         assert "thai-act.txt" in documents and "debian-policy.pdf" in documents
         for document in documents:
-            chunks = con.execute("SELECT chunk_id, text_hash, section_path, fulltext FROM chunks WHERE document_id = ? "
-                                 "AND chunker = 'default' ORDER BY ordinal", [document]).fetchall()
-            terms = stemmed_chunk_terms([(section_path, fulltext) for _, _, section_path, fulltext in chunks])
-            rows = [(chunk_id, digest, *chunk_terms) for (chunk_id, digest, _, _), chunk_terms in zip(chunks, terms)]
+            rows = [(chunk_id, digest, *chunk_terms(section_path, fulltext)) for chunk_id, digest, section_path,
+                    fulltext in con.execute("SELECT chunk_id, text_hash, section_path, fulltext FROM chunks WHERE "
+                                            "document_id = ? AND chunker = 'default' ORDER BY ordinal",
+                                            [document]).fetchall()]
             bm25_index.update_documents(con, "default", [document], rows)
 
     def compared(*args: object) -> None:

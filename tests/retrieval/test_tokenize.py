@@ -62,3 +62,14 @@ def test_round_trip_through_fts_finds_each_kind_of_token(query: str, document: i
 
 def test_stemming_matches_fts_and_keeps_thai_and_numbers() -> None:
     assert stem_tokens(["directories", "directory", "4.9.1", "มาตรา"]) == ["directori", "4.9.1", "มาตรา"]
+
+
+def test_stems_survive_the_cache_being_emptied(monkeypatch) -> None:
+    """A question whose tokens are half cached when the cache overflows still gets every stem."""
+    from right_rag_dagster.retrieval import stemmer
+
+    monkeypatch.setattr(stemmer, "_cache", {})
+    monkeypatch.setattr(stemmer, "CACHE_SIZE", 3)
+    assert stemmer.stems(["running", "licensing"]) == {"running": "run", "licensing": "licens"}
+    assert stemmer.stems(["running", "runs", "quokkas"]) == {"running": "run", "runs": "run", "quokkas": "quokka"}
+    assert len(stemmer._cache) <= 3

@@ -15,7 +15,6 @@ from right_rag_dagster.retrieval import build_search_index, search
 from right_rag_dagster.retrieval.build import bm25 as bm25_index
 from right_rag_dagster.retrieval.build.bm25 import stems_table
 from right_rag_dagster.retrieval.searching.snapshot import clear_cache
-from right_rag_dagster.retrieval.stemmer import stems
 from right_rag_dagster.store import Store
 from right_rag_dagster.store.bm25_tables import create_tables, insert_slice, insert_stemmed
 from right_rag_dagster.store.extensions import load_extension
@@ -31,20 +30,11 @@ QUERY = "Corresponding Source conveying object code"
 ROWS = [("c1", "h1", "running runs the runner running", 6), ("c2", "h2", "gamma", 1), ("c3", "h3", "", 2)]
 
 
-def stem_terms(terms: str) -> str:
-    """Space-joined terms stemmed as the workers stem them (``retrieval.stemmer``), repeats kept."""
-    by_word = stems(terms.split())
-    return " ".join(by_word[word] for word in terms.split())
-
-
-STEMMED = [(chunk_id, digest, stem_terms(terms), count) for chunk_id, digest, terms, count in ROWS]
-"""As the workers send them."""
-
-
-def test_staged_postings_are_counted_per_chunk() -> None:
-    con = duckdb.connect()  # no fts: the workers stemmed the terms
+def test_staged_postings_are_stemmed_and_counted_per_chunk() -> None:
+    con = duckdb.connect()
+    load_extension(con, "fts")
     assert not has_staged_terms(con, "t_stems")
-    stage_postings(con, "t_stems", STEMMED)
+    stage_postings(con, "t_stems", ROWS)
     rows = con.execute("SELECT chunk_id, text_hash, token_count, len, terms, tfs FROM t_stems ORDER BY chunk_id").fetchall()
     assert rows == [("c1", "h1", 6, 5, ["run", "runner", "the"], [3, 1, 1]), ("c2", "h2", 1, 1, ["gamma"], [1]),
                     ("c3", "h3", 2, 0, [], [])]
@@ -57,7 +47,7 @@ def test_stemmed_rows_give_the_postings_of_the_texts_and_match_on_text_hash() ->
     a staged row of another text hash is not used, and the chunk is left for the build to tokenize."""
     con = duckdb.connect()
     load_extension(con, "fts")
-    stage_postings(con, "t_stems", [*STEMMED[:2], ("c4", "old", stem_terms("stale words"), 2)])
+    stage_postings(con, "t_stems", [*ROWS[:2], ("c4", "old", "stale words", 2)])
     from_texts, from_stems = IndexTables("texts"), IndexTables("stems")
     create_tables(con, from_texts), create_tables(con, from_stems)
     insert_slice(con, from_texts, ROWS[:2], [1, 2])

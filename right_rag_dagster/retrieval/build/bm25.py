@@ -148,15 +148,16 @@ def prepare_live(con: Connection, chunker: str) -> bool:
 def update_documents(con: Connection, chunker: str, document_ids: Sequence[str],
                      rows: Sequence[tuple[str, str, str, int]]) -> None:
     """In the transaction that replaces these documents' chunks (before their old rows are deleted): remove
-    the old chunks' postings and add ``rows`` (chunk id, text hash, stemmed terms, token count) of the new ones
-    (the workers stemmed them: no fts here). Terms no chunk uses any more stay in the dictionary until the next
-    index build prunes them."""
+    the old chunks' postings and add ``rows`` (chunk id, text hash, terms, token count) of the new ones. Terms
+    no chunk uses any more stay in the dictionary until the next index build prunes them."""
     t = IndexTables(chunker)
     old = document_chunk_ids(con, chunker, document_ids) if document_ids else []
     if old:
         delete_chunks(con, t, old, prune=False)
-    for start in range(0, len(rows), INSERT_SLICE):
-        insert_slice(con, t, rows[start:start + INSERT_SLICE], stemmed=True)
+    if rows:
+        load_extension(con, "fts")  # for stem()
+        for start in range(0, len(rows), INSERT_SLICE):
+            insert_slice(con, t, rows[start:start + INSERT_SLICE])
 
 
 def stage_bm25(store: Store, plan: Bm25Plan) -> None:

@@ -109,7 +109,7 @@ def test_the_check_sees_a_circle_when_there_is_one():
 SQL_METHODS = {"execute", "executemany", "sql"}
 SQL_OUTSIDE_STORE = {
     "right_rag_dagster.orchestration.storage": "a PRAGMA on Dagster's SQLite run storage, not the DuckDB store",
-    "right_rag_dagster.retrieval.searching.bm25": "stems query words in a private in-memory DuckDB, not the store",
+    "right_rag_dagster.retrieval.stemmer": "stems query words in a private in-memory DuckDB, not the store",
 }
 """Modules outside ``store/`` allowed to run SQL, each with the reason."""
 

@@ -120,7 +120,8 @@ class Indexer:
                 raw_current.append(file.document_id)
             planned.append((job, None))
         documents = content.read_documents(con, raw_current) if raw_current else {}
-        reused = [job.file.document_id for job, outcome in planned if outcome is None and self._reuses_units(job, documents)]
+        reused = [job.file.document_id for job, outcome in planned
+                  if outcome is None and self._reuses_units(job, documents)]
         units = content.read_units_of(con, reused, active_only=True,
                                       texts={d: documents[d].text for d in reused}) if reused else {}
         return [(self._with_stored(job, documents, units), None) if outcome is None else (job, outcome)

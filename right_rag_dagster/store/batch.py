@@ -62,7 +62,7 @@ def delete_where_in(con: duckdb.DuckDBPyConnection, table: str, column: str, val
         execute(con, f"DELETE FROM {table} WHERE list_contains(?::VARCHAR[], {column})", [values])
 
 
-def stored_documents(con: duckdb.DuckDBPyConnection, documents: Iterable[str]) -> set[str]:
+def documents_with_state(con: duckdb.DuckDBPyConnection, documents: Iterable[str]) -> set[str]:
     """Which of ``documents`` have any row in ``step_state`` (a small table: a few rows per document)."""
     documents = sorted(set(documents))
     if not documents:
@@ -138,7 +138,7 @@ class WriteBatch:
             documents = {d for ids in self.deleted.values() for d in ids} | {d for d, _ in self.chunk_deletes}
             documents |= {d for _, d in self.states} | set(self.rejections)
             documents |= {d for rows in self.index_rows.values() for d in rows}
-            self._stored = stored_documents(con, documents)
+            self._stored = documents_with_state(con, documents)
         return self._stored
 
     def flush(self, con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, Callable[..., Any], tuple[Any, ...]]]:

@@ -28,6 +28,7 @@ import duckdb
 
 from ..errors import ConfigError, SchemaVersionError, StoreError, StoreMemoryError
 from . import lake as ducklake
+from .extensions import is_loaded
 from .lake import StoreConflictError
 from .migrations import SCHEMA_VERSION, load_migrations
 from .settings import LakeSettings, mask_secrets
@@ -106,12 +107,6 @@ def megabytes(size: str) -> float:
     if not match or match.group(2).lower() not in _UNITS:
         raise ConfigError(f"{size!r} is not a memory size; use e.g. 512MB or 2GB")
     return float(match.group(1)) * _UNITS[match.group(2).lower()]
-
-
-def _loaded(con: duckdb.DuckDBPyConnection, extension: str) -> bool:
-    """Whether ``extension`` is loaded on ``con``: a log holding its index changes is replayed only with it."""
-    row = con.execute("SELECT loaded FROM duckdb_extensions() WHERE extension_name = ?", [extension]).fetchone()
-    return bool(row and row[0])
 
 
 def _rollback(con: duckdb.DuckDBPyConnection) -> None:
@@ -273,7 +268,8 @@ class Store:
                 _rollback(con)
                 raise
             if not self.lake and (checkpoint or (fold and self.wal_bytes() > CHECKPOINT_WAL_BYTES)):
-                if not checkpoint and not self.in_session() and not _loaded(con, "vss"):
+                # A log holding HNSW changes is replayed only with vss loaded: keep that connection.
+                if not checkpoint and not self.in_session() and not is_loaded(con, "vss"):
                     con = self._fresh(con)
                 con = self._fold_log(con)
         finally:

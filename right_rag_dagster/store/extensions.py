@@ -28,9 +28,13 @@ def extension_path(name: str) -> Path:
     return path
 
 
+def is_loaded(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    """Whether extension ``name`` is loaded on ``con``."""
+    loaded = con.execute(f"SELECT loaded FROM duckdb_extensions() WHERE extension_name = '{name}'").fetchone()
+    return bool(loaded and loaded[0])
+
+
 def load_extension(con: duckdb.DuckDBPyConnection, name: str) -> None:
     """Load extension ``name`` into ``con`` from its package (a no-op when it is already loaded)."""
-    loaded = con.execute(f"SELECT loaded FROM duckdb_extensions() WHERE extension_name = '{name}'").fetchone()
-    if loaded and loaded[0]:
-        return
-    con.execute(f"LOAD '{extension_path(name)}'")
+    if not is_loaded(con, name):
+        con.execute(f"LOAD '{extension_path(name)}'")

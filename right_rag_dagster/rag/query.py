@@ -28,6 +28,8 @@ def query(project_or_store: Any, question: str, *, k: int | None = None, retriev
     """
     if k is not None and k < 1:
         raise ConfigError(f"k must be at least 1, not {k}")
+    if not isinstance(question, str) or not question.strip():
+        raise ConfigError("the question is empty: ask it in words, e.g. right-rag query \"What is a covered work?\"")
     store, settings, registry = _resolve(project_or_store)
     chosen_retriever = retriever or settings.retriever
     context = FlowContext(

@@ -82,6 +82,9 @@ def test_errors_are_one_line(project: Path, tmp_path: Path, capsys: pytest.Captu
     assert "run `right-rag index` first" in capsys.readouterr().err
     assert main(["--project", str(project), "query", "x", "--filter", "oops"]) == 2
     assert "not key=value" in capsys.readouterr().err
+    for blank in ("", "   \n"):  # was "Not found in the documents." with exit status 0
+        assert main(["--project", str(project), "query", blank]) == 2
+        assert capsys.readouterr().err.startswith("right-rag: error: the question is empty")
 
 
 def test_a_cold_query_never_imports_dagster(project: Path) -> None:

@@ -21,7 +21,7 @@ class AuditReport:
     units_by_type: dict[str, int]
     chunks_by_type: dict[str, dict[str, int]]
     coverage: list[dict[str, Any]]
-    fallback_parser_used: bool
+    fallback_parser_used: bool  # right-rag's name: the smoke-test "default" unit or chunk parser was used
     units_without_span: int
     default_parser_documents: list[str] = field(default_factory=list)
     stale: list[dict[str, str]] = field(default_factory=list)  # new version failed; the last good one serves
@@ -80,7 +80,9 @@ class AuditReport:
                          f"{row['furniture_chars']} chars, contents/index {row['navigation_chars']} chars)")
         if not self.coverage:
             lines.append("  (none)")
-        lines += ["", f"fallback parser used: {'yes' if self.fallback_parser_used else 'no'}"]
+        # right-rag's last line, said of its smoke-test parsers: "fallback" alone read as the fallback unit
+        # parser above, which a report could list as used and then deny.
+        lines += ["", f"smoke-test (\"default\") parser used: {'yes' if self.fallback_parser_used else 'no'}"]
         return _lines(lines)
 
     def _fallback_note(self, parser: str) -> str:

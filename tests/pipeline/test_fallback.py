@@ -82,6 +82,8 @@ def test_the_fallback_takes_only_the_unclaimed_document_and_is_labelled(with_unc
                       "LGPL-3.0.txt": "domain"}
     assert "generic: 1 (fallback)" in text
     assert "documents taken by the fallback unit parser 'generic'" in text and "  BSD.txt: " in text
+    used = "yes" if data["fallback_parser_used"] else "no"  # right-rag's key; the line named it "fallback parser"
+    assert text.rstrip().endswith(f'smoke-test ("default") parser used: {used}') and "fallback parser used" not in text
 
 
 def test_the_fallback_never_makes_a_document_ambiguous(with_unclaimed_document, capsys) -> None:

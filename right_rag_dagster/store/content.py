@@ -262,8 +262,9 @@ def read_documents(con: Connection, document_ids: Sequence[str]) -> dict[str, Do
         "WHERE list_contains(?::VARCHAR[], document_id) AND status = 'loaded'", [list(document_ids)]
     ).fetchall()
     texts = read_texts(con, [row[0] for row in rows])
-    return {document_id: Document(id=document_id, text=texts.get(document_id, ""), source=path, metadata=json.loads(metadata or "{}"),
-                                  page_starts=tuple(page_starts or ()), page_labels=tuple(page_labels or ()))
+    return {document_id: Document(id=document_id, text=texts.get(document_id, ""), source=path,
+                                  metadata=json.loads(metadata or "{}"), page_starts=tuple(page_starts or ()),
+                                  page_labels=tuple(page_labels or ()))
             for document_id, path, metadata, page_starts, page_labels in rows}
 
 

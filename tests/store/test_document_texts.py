@@ -6,6 +6,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
+from right_rag_dagster.core.model import Document
 from right_rag_dagster.store import Store
 from right_rag_dagster.store.chunk_reads import (
     document_heads,
@@ -14,7 +15,12 @@ from right_rag_dagster.store.chunk_reads import (
     span_texts,
     unit_texts,
 )
-from right_rag_dagster.store.content import read_documents, read_units
+from right_rag_dagster.store.content import (
+    delete_document,
+    read_documents,
+    read_units,
+    upsert_document,
+)
 from right_rag_dagster.store.evaluation_tables import loaded_documents
 from right_rag_dagster.store.migrations import SCHEMA_VERSION, load_migrations
 from right_rag_dagster.store.texts import PIECE_CHARS, read_spans, text_rows
@@ -102,3 +108,34 @@ def test_texts_spans_and_unit_texts_read_back_as_before(migrated) -> None:
         assert sorted((d.document_id, d.content_hash) for d in loaded_documents(con)) == sorted(before["hashes"])
         assert {d.document_id: d.chars for d in loaded_documents(con)} == {d: len(t) for d, t in TEXTS.items()}
 
+
+
+
+def test_a_written_text_is_stored_in_pieces_replaced_and_removed_with_its_document(tmp_path) -> None:
+    """No row holds more than ``PIECE_CHARS`` characters of text: a vector DuckDB scans or a fold rewrites (2,048
+    rows) holds ~2 MB of it, where 2,048 whole texts held every text of the corpus."""
+    store = Store(tmp_path / "right_rag.duckdb")
+    store.ensure()
+
+    def put(document_id: str, text: str | None) -> None:
+        with store.write() as con:
+            upsert_document(con, None if text is None else Document(id=document_id, text=text),
+                            document_id=document_id, partition_key=document_id, path=f"/d/{document_id}",
+                            content_hash="h", size_bytes=0, mtime=0.0, loader="text", loader_version="1",
+                            data_version="v")
+
+    put("a.txt", LONG)
+    put("b.txt", "")
+    put("c.pdf", None)
+    put("a.txt", "Shorter now.")
+    with store.read() as con:
+        assert {d: doc.text for d, doc in read_documents(con, ["a.txt", "b.txt", "c.pdf"]).items()} == {
+            "a.txt": "Shorter now.", "b.txt": ""}
+        longest, pieces = con.execute("SELECT max(length(text)), count(*) FROM document_texts").fetchone()
+        assert pieces == 2 and longest == len("Shorter now.")
+    put("a.txt", LONG)
+    with store.read() as con:
+        assert con.execute("SELECT max(length(text)) FROM document_texts").fetchone()[0] == PIECE_CHARS
+    with store.write() as con:
+        delete_document(con, "a.txt")
+        assert con.execute("SELECT DISTINCT document_id FROM document_texts").fetchall() == [("b.txt",)]

@@ -271,6 +271,8 @@ class _Applied:
             document, document_id=self.document_id, partition_key=file.partition_key, path=str(file.path),
             content_hash=file.content_hash, size_bytes=file.size, mtime=file.mtime, loader=raw.loader,
             loader_version=raw.loader_version, data_version=raw.version)])
+        self.batch.replace_rows("document_texts", self.document_id,
+                                content.text_rows(self.document_id, document.text if document else None))
         self.set_state(RAW_TEXT, raw.key, raw.version)
         metadata: dict[str, Any] = {"path": str(file.path), "document_id": self.document_id, "size_bytes": file.size,
                                     "content_hash": file.content_hash, "loader": raw.loader or "none"}
@@ -302,6 +304,7 @@ class _Applied:
                 None, document_id=self.document_id, partition_key=self.file.partition_key, path=str(self.file.path),
                 content_hash=self.file.content_hash, size_bytes=self.file.size, mtime=self.file.mtime, loader=None,
                 loader_version=None, data_version=self.file.content_hash[:16])])
+            self.batch.delete_rows("document_texts", self.document_id)
         self.batch.set_rejection(self.document_id, content.rejection_row(
             rejection, failure.stage, content_hash=self.file.content_hash))
         if failure.stage == "parse" and rejection.parser_names:

@@ -180,8 +180,8 @@ def run_deferred(deferred: Sequence[tuple[str, str, Callable[..., Any], tuple[An
     return problems
 
 
-_DOCUMENT_COLUMN = {"documents": 0, "files": 0, "units": 1, "coverage": 0, "rejections": 0, "materializations": 2,
-                    "chunks": 2, "step_state": 1}
+_DOCUMENT_COLUMN = {"documents": 0, "document_texts": 0, "files": 0, "units": 1, "coverage": 0, "rejections": 0,
+                    "materializations": 2, "chunks": 2, "step_state": 1}
 
 
 def _document_of(table: str, row: Sequence[Any]) -> Any:

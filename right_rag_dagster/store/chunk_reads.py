@@ -7,8 +7,8 @@ from typing import Any, NamedTuple
 
 from duckdb import DuckDBPyConnection as Connection
 
-from .content import UNIT_TEXT_SQL
 from .sql import execute, literal
+from .texts import heads, read_spans, read_texts
 
 
 class ChunkPlace(NamedTuple):
@@ -129,8 +129,9 @@ def chunk_place(con: Connection, chunker: str, chunk_id: str) -> ChunkPlace | No
 
 
 def document_pages(con: Connection, document_id: str) -> DocumentPages:
-    return DocumentPages(*con.execute("SELECT text, page_labels, page_starts FROM documents WHERE document_id = "
-                                      f"{literal(document_id)}").fetchone())
+    labels, starts = con.execute("SELECT page_labels, page_starts FROM documents WHERE document_id = "
+                                 f"{literal(document_id)}").fetchone()
+    return DocumentPages(read_texts(con, [document_id]).get(document_id), labels, starts)
 
 
 def unit_tree(con: Connection, document_id: str) -> list[UnitNode]:
@@ -141,31 +142,45 @@ def unit_tree(con: Connection, document_id: str) -> list[UnitNode]:
 
 
 def unit_texts(con: Connection, unit_ids: list[str]) -> list[UnitText]:
-    return [UnitText(*row) for row in execute(con,
-        f"SELECT u.unit_id, {UNIT_TEXT_SQL}, u.source_start, u.source_end, u.page_start, u.page_end, "
-        "d.page_labels[u.page_start], d.page_labels[u.page_end], u.section_path "
+    """The active units among ``unit_ids``; a unit stored without text (exactly its span) reads its span."""
+    rows = execute(con,
+        "SELECT u.unit_id, u.fulltext, u.source_start, u.source_end, u.page_start, u.page_end, "
+        "d.page_labels[u.page_start], d.page_labels[u.page_end], u.section_path, u.document_id "
         "FROM units u JOIN documents d USING (document_id) "
-        "WHERE u.unit_id IN (SELECT unnest(?::VARCHAR[])) AND u.active", [unit_ids]).fetchall()]
+        "WHERE u.unit_id IN (SELECT unnest(?::VARCHAR[])) AND u.active", [unit_ids]).fetchall()
+    derived = [row for row in rows if row[1] is None and row[2] is not None]
+    spans = dict(zip((row[0] for row in derived), read_spans(con, [(row[9], row[2], row[3]) for row in derived])))
+    return [UnitText(row[0], row[1] if row[1] is not None else spans.get(row[0]), *row[2:9]) for row in rows]
 
 
 def document_heads(con: Connection, chars: int) -> list[tuple[str, str | None]]:
     """(document id, its first ``chars`` characters) of every loaded document, by id."""
-    return con.execute(f"SELECT document_id, substr(text, 1, {int(chars)}) FROM documents "
-                       "WHERE status = 'loaded' ORDER BY document_id").fetchall()
+    found = heads(con, chars)
+    return [(document_id, found.get(document_id)) for (document_id,) in con.execute(
+        "SELECT document_id FROM documents WHERE status = 'loaded' ORDER BY document_id").fetchall()]
+
+
+PATTERN_DOCUMENTS = 200
+"""Documents whose whole texts one statement of ``parenthesised_capitals`` puts together."""
 
 
 def parenthesised_capitals(con: Connection, lookback: int) -> list[str]:
     """Every ``(ABC)`` of the loaded documents' texts with up to ``lookback`` characters before it (where an
-    acronym's expansion would be), read by the database so no whole text is loaded."""
-    rows = con.execute("SELECT unnest(regexp_extract_all(text, ?)) FROM documents WHERE status = 'loaded'",
-                       [f"(?s).{{0,{int(lookback)}}}\\([A-Z]{{2,6}}s?\\)"]).fetchall()
-    return [row[0] for row in rows]
+    acronym's expansion would be), read by the database a few hundred documents at a time."""
+    loaded = [row[0] for row in con.execute(
+        "SELECT document_id FROM documents WHERE status = 'loaded' ORDER BY document_id").fetchall()]
+    pattern = f"(?s).{{0,{int(lookback)}}}\\([A-Z]{{2,6}}s?\\)"
+    found: list[str] = []
+    for first in range(0, len(loaded), PATTERN_DOCUMENTS):
+        found.extend(row[0] for row in execute(con,
+            "SELECT unnest(regexp_extract_all(string_agg(text, '' ORDER BY piece), ?)) FROM document_texts "
+            "WHERE list_contains(?::VARCHAR[], document_id) GROUP BY document_id",
+            [pattern, loaded[first:first + PATTERN_DOCUMENTS]]).fetchall())
+    return found
 
 
 def span_texts(con: Connection, spans: Sequence[tuple[str, str, int, int]]) -> list[tuple[str, Any, int]]:
-    """(chunk id, document text under the span, span start) for (chunk id, document id, start, end) spans."""
-    chunk_ids, documents, starts, ends = (literal(list(column)) for column in zip(*spans))
-    return con.execute(
-        f"SELECT s.chunk_id, substr(d.text, s.a + 1, s.b - s.a), s.a FROM (SELECT unnest({chunk_ids}) AS chunk_id, "
-        f"unnest({documents}) AS document_id, unnest({starts}) AS a, unnest({ends}) AS b) AS s "
-        "JOIN documents AS d USING (document_id)").fetchall()
+    """(chunk id, document text under the span, span start) for (chunk id, document id, start, end) spans whose
+    document has text."""
+    texts = read_spans(con, [(document_id, start, end) for _, document_id, start, end in spans])
+    return [(chunk_id, text, start) for (chunk_id, _, start, _), text in zip(spans, texts) if text is not None]

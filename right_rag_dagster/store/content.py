@@ -22,6 +22,7 @@ from ..core.units import unit_paths, units_fingerprint, walk_units  # noqa: F401
 from .batch import delete_where_in, insert_rows
 from .db import utcnow
 from .sql import execute
+from .texts import read_texts, text_rows  # noqa: F401 (text_rows re-exported)
 from .unit_history import (
     Reference,
     UnitRow,
@@ -47,9 +48,10 @@ def _opt_str(value: Any) -> str | None:
 def document_row(document: Document | None, *, document_id: str, partition_key: str, path: str, content_hash: str,
                  size_bytes: int, mtime: float, loader: str | None, loader_version: str | None,
                  data_version: str) -> list[Any]:
-    """The ``documents`` row of a file (``document`` None records a file that failed to load)."""
+    """The ``documents`` row of a file (``document`` None records a file that failed to load); its text goes to
+    ``document_texts`` (``texts.text_rows``)."""
     return [document_id, partition_key, path, content_hash, size_bytes, mtime, loader, loader_version,
-            "loaded" if document else "rejected", document.text if document else None,
+            "loaded" if document else "rejected",
             list(document.page_starts) if document else None, list(document.page_labels) if document else None,
             document.page_count if document else None, _json(document.metadata if document else {}),
             data_version, utcnow()]
@@ -115,10 +117,6 @@ def encode_unit_histories(document_id: str, text: str | None, walked: Sequence[U
     return histories
 
 
-UNIT_TEXT_SQL = ("coalesce(u.fulltext, substr(d.text, u.source_start + 1, u.source_end - u.source_start))")
-"""A unit's text in SQL over ``units AS u JOIN documents AS d``: stored as NULL when it is exactly its span of the
-document's text (``unit_rows``)."""
-
 CHUNK_TEXT_HASH_SQL = "md5(concat_ws(chr(31), '1', coalesce(CAST(section_path AS VARCHAR), ''), fulltext))"
 """A chunk row's ``text_hash`` as SQL over its columns; ``chunk_text_hash`` computes the same in Python."""
 
@@ -179,9 +177,11 @@ def state_row(step: str, document_id: str, cache_key: str, data_version: str | N
 # -- immediate writes (one statement group in the caller's transaction) -------------------------------------
 
 def upsert_document(con: Connection, document: Document | None, **fields: Any) -> None:
-    """Insert or replace the row of one document."""
-    execute(con, "DELETE FROM documents WHERE document_id = ?", [fields["document_id"]])
+    """Insert or replace the row and the text of one document."""
+    for table in ("documents", "document_texts"):
+        execute(con, f"DELETE FROM {table} WHERE document_id = ?", [fields["document_id"]])
     insert_rows(con, "documents", [document_row(document, **fields)])
+    insert_rows(con, "document_texts", text_rows(fields["document_id"], document.text if document else None))
 
 
 def replace_units(con: Connection, document: Document, units: Sequence[Unit], parser: str,
@@ -205,7 +205,7 @@ def record_rejection(con: Connection, rejection: Rejection, stage: str) -> None:
 
 def delete_document(con: Connection, document_id: str) -> None:
     """Remove every trace of a document that left the corpus (lineage of past runs is kept)."""
-    for table in ("documents", "files", "units", "chunks", "coverage", "rejections", "step_state"):
+    for table in ("documents", "document_texts", "files", "units", "chunks", "coverage", "rejections", "step_state"):
         delete_where_in(con, table, "document_id", [document_id])
 
 
@@ -258,12 +258,14 @@ def read_document(con: Connection, document_id: str) -> Document | None:
 def read_documents(con: Connection, document_ids: Sequence[str]) -> dict[str, Document]:
     """The loaded documents among ``document_ids``, in one query."""
     rows = execute(con,
-        "SELECT document_id, text, path, metadata, page_starts, page_labels FROM documents "
+        "SELECT document_id, path, metadata, page_starts, page_labels FROM documents "
         "WHERE list_contains(?::VARCHAR[], document_id) AND status = 'loaded'", [list(document_ids)]
     ).fetchall()
-    return {document_id: Document(id=document_id, text=text, source=path, metadata=json.loads(metadata or "{}"),
-                                  page_starts=tuple(page_starts or ()), page_labels=tuple(page_labels or ()))
-            for document_id, text, path, metadata, page_starts, page_labels in rows}
+    texts = read_texts(con, [row[0] for row in rows])
+    return {document_id: Document(id=document_id, text=texts.get(document_id, ""), source=path,
+                                  metadata=json.loads(metadata or "{}"), page_starts=tuple(page_starts or ()),
+                                  page_labels=tuple(page_labels or ()))
+            for document_id, path, metadata, page_starts, page_labels in rows}
 
 
 _SUBTREE = ("unit_id IN (WITH RECURSIVE tree(unit_id) AS (SELECT ? UNION ALL SELECT u.unit_id FROM units AS u "
@@ -274,27 +276,25 @@ def read_units(con: Connection, document_id: str, active_only: bool = False, roo
                ) -> list[Unit]:
     """Rebuild a document's unit trees (with their history) from the store, in source order; with ``root_id``,
     only that unit's tree."""
-    found = execute(con, "SELECT text FROM documents WHERE document_id = ?", [document_id]).fetchone()
+    text = read_texts(con, [document_id]).get(document_id)
     rows = execute(con,
         f"SELECT {_UNIT_COLUMNS} FROM units WHERE {_SUBTREE if root_id else ''}"
         "document_id = ? ORDER BY ordinal", [*([root_id] if root_id else []), document_id]
     ).fetchall()
-    return _unit_trees(document_id, found[0] if found else None, rows, active_only, root_id)
+    return _unit_trees(document_id, text, rows, active_only, root_id)
 
 
 def read_units_of(con: Connection, document_ids: Sequence[str], active_only: bool = False,
                   texts: Mapping[str, str | None] | None = None) -> dict[str, list[Unit]]:
     """``read_units`` of many documents in two queries (their texts, unless ``texts`` holds them, and their
-    units), for a batch: fetching one document's text reads its whole row group's texts, so one query per
-    document made re-parsing or re-chunking every document quadratic in their number."""
+    units), for a batch: one query per document made re-parsing or re-chunking every document slow."""
     wanted = sorted(set(document_ids))
     if not wanted:
         return {}
     known = dict(texts or {})
     missing = [document_id for document_id in wanted if document_id not in known]
     if missing:
-        known.update(execute(con, "SELECT document_id, text FROM documents WHERE list_contains(?::VARCHAR[], "
-                                  "document_id)", [missing]).fetchall())
+        known.update(read_texts(con, missing))
     by_document: dict[str, list[tuple]] = {document_id: [] for document_id in wanted}
     for row in execute(con, f"SELECT document_id, {_UNIT_COLUMNS} FROM units WHERE list_contains(?::VARCHAR[], "
                             "document_id) ORDER BY document_id, ordinal", [wanted]).fetchall():

@@ -42,10 +42,11 @@ CHECKPOINT_MEMORY_MB = 512
 transaction's own budget, failed: a checkpoint rewrites the row groups that lost rows, and under 128 MB one failed
 fatally after re-indexing 710 of 7,100 files. Given up front, DuckDB filled it with cached blocks: the 10x index
 peaked at 2.1x the 1x memory."""
-DOCUMENT_TABLES = frozenset({"documents"})
-"""Tables whose rows hold whole documents' text: compaction writes them in row groups of
-``DOCUMENT_ROW_GROUP_ROWS`` rows instead of DuckDB's 122,880 (``copy_and_swap``)."""
-DOCUMENT_ROW_GROUP_ROWS = 2048
+DOCUMENT_TABLES = frozenset({"document_texts"})
+"""Tables whose rows hold documents' text: compaction writes them in row groups of ``DOCUMENT_ROW_GROUP_ROWS``
+rows instead of DuckDB's 122,880 (``copy_and_swap``)."""
+DOCUMENT_ROW_GROUP_ROWS = 16384
+"""16 MB of text at most in pieces of 1,024 characters (``texts.PIECE_CHARS``), mostly ASCII."""
 CHECKPOINT_WAL_BYTES = 16 * 2**20
 """A write that leaves a longer log folds it into the file right after its commit (DuckDB's own
 ``checkpoint_threshold`` is off: its checkpoint inside the commit cannot be tried again with more memory). Every

@@ -30,6 +30,7 @@ COPY_STEP = "copy:"
 SOURCE = "src"
 ROWS = {
     "documents": "SELECT * FROM {db}.documents",
+    "document_texts": "SELECT * FROM {db}.document_texts",
     "units": "SELECT * EXCLUDE (changes) FROM {db}.units WHERE active",
     "chunks": "SELECT * FROM {db}.chunks",
 }
@@ -39,6 +40,9 @@ _SIGNATURES = f"""
 CREATE OR REPLACE TEMP TABLE copy_wanted AS
 SELECT 'documents' AS part, document_id, count(*) || ':' || bit_xor(hash(r)) AS signature
   FROM ({ROWS["documents"].format(db=SOURCE)}) AS r GROUP BY document_id
+UNION ALL
+SELECT 'document_texts', document_id, count(*) || ':' || bit_xor(hash(r))
+  FROM ({ROWS["document_texts"].format(db=SOURCE)}) AS r GROUP BY document_id
 UNION ALL
 SELECT 'units', document_id, count(*) || ':' || bit_xor(hash(r))
   FROM ({ROWS["units"].format(db=SOURCE)}) AS r WHERE ? GROUP BY document_id
@@ -67,7 +71,7 @@ def copy_changes(store: Store, source: Path, chunkers: Sequence[str], units: boo
     """Make the evaluation store's documents, ``chunkers``' chunks and (with ``units``, else none) units equal
     the project's, in one transaction; chunks of other chunkers are left as they are (baselines are cut by
     ``baseline_cache``)."""
-    parts = ["documents", *(["units"] if units else []), *(f"chunks:{c}" for c in chunkers)]
+    parts = ["documents", "document_texts", *(["units"] if units else []), *(f"chunks:{c}" for c in chunkers)]
     with store.write() as con:
         if not units:
             con.execute(f"DELETE FROM units; DELETE FROM step_state WHERE step = '{COPY_STEP}units'")

@@ -1,6 +1,6 @@
 """Python steps of migrations (``-- python: <name>`` in ``schema.sql``): what plain SQL cannot rewrite.
 
-A step runs after its block's SQL, in the same transaction, with this version's code (``read_units``...): it expects
+A step runs after its block's SQL, in the same transaction, with this version's code (``read_units_of``...): it expects
 the tables as the last migration leaves them, so a later migration of those tables must keep it working."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def compact_unit_histories(con: duckdb.DuckDBPyConnection) -> None:
 
     Each document's units are read back as before (``read_units`` reads both forms) and their histories encoded
     as a re-index writes them, so the migrated rows are what writing the same units now would store."""
-    from .content import encode_unit_histories, read_units
+    from .content import encode_unit_histories, read_units_of
 
     documents = [row[0] for row in con.execute(
         "SELECT DISTINCT document_id FROM units WHERE changes IS NOT NULL "
@@ -31,8 +31,9 @@ def compact_unit_histories(con: duckdb.DuckDBPyConnection) -> None:
         rows = execute(con, "SELECT unit_id, ordinal, changes IS NULL FROM units WHERE document_id = ?",
                        [document_id]).fetchall()
         ordinal_of = {unit_id: ordinal for unit_id, ordinal, _ in rows}
-        walked = list(walk_units(read_units(con, document_id)))
-        encoded = encode_unit_histories(document_id, found[0] if found else None, walked,
+        text = found[0] if found else None  # documents.text until migration 8 moves it to document_texts
+        walked = list(walk_units(read_units_of(con, [document_id], texts={document_id: text})[document_id]))
+        encoded = encode_unit_histories(document_id, text, walked,
                                         {unit_id for unit_id, _, derived in rows if derived},
                                         [ordinal_of[unit.id] for unit in walked])
         updates = [(unit.id, history) for unit, history in zip(walked, encoded) if history is not None]

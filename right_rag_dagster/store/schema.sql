@@ -223,3 +223,22 @@ WHERE source_start IS NOT NULL AND fulltext = (
 -- The record of the file's compact size is dropped, so the next index run copies the store and frees the space.
 -- python: compact_unit_histories
 DELETE FROM step_state WHERE step = 'store:compact-bytes';
+
+-- migration: 8 document_texts
+-- A document's text moves out of ``documents`` into pieces of 1,024 characters (store/texts.py, PIECE_CHARS):
+-- every document's text sat in the row group each new document is appended to, which every fold of the log
+-- rewrote whole (+84 MB with 454 documents in it, +161 MB with 1,362), and a cold read of one text loaded them
+-- all. Piece k of a text holds its characters [k * 1024, (k + 1) * 1024); an empty text is one empty piece; a
+-- document that failed to load has none. The record of the file's compact size is dropped, so the next index
+-- run copies the store and frees the old column's space.
+CREATE TABLE document_texts (
+    document_id     VARCHAR NOT NULL,
+    piece           INTEGER NOT NULL,
+    text            VARCHAR NOT NULL
+);
+INSERT INTO document_texts
+SELECT document_id, piece, substr(text, piece * 1024 + 1, 1024)
+FROM (SELECT document_id, text, unnest(range(greatest(1, (length(text) + 1023) // 1024)::BIGINT)) AS piece
+      FROM documents WHERE text IS NOT NULL);
+ALTER TABLE documents DROP COLUMN text;
+DELETE FROM step_state WHERE step = 'store:compact-bytes';

@@ -91,7 +91,8 @@ def from_scratch(root: Path) -> EvaluationReport:
 def test_one_changed_document_is_copied_and_cut_again_alone(project: Path) -> None:
     first = evaluate(project).config["evaluation_store_changes"]
     assert first["documents_copied"] == 20
-    assert first["parts_copied"] == {"documents": 20, "chunks:default": 20}  # no units: nothing reads them
+    # no units: nothing reads them
+    assert first["parts_copied"] == {"documents": 20, "document_texts": 20, "chunks:default": 20}
     assert first["baseline_recut"] == {name: 20 for name in BASELINES}
 
     unchanged = evaluate(project).config["evaluation_store_changes"]
@@ -103,7 +104,7 @@ def test_one_changed_document_is_copied_and_cut_again_alone(project: Path) -> No
     report = evaluate(project)
     changes = report.config["evaluation_store_changes"]
     assert changes["documents_copied"] == 1
-    assert changes["parts_copied"] == {"documents": 1, "chunks:default": 1}
+    assert changes["parts_copied"] == {"documents": 1, "document_texts": 1, "chunks:default": 1}
     assert changes["baseline_recut"] == {name: 1 for name in BASELINES}
     incremental_counts = chunk_counts(evaluation_store_path(Project.load(project)))
 
@@ -124,8 +125,8 @@ def test_a_removed_document_leaves_the_evaluation_store(project: Path) -> None:
     path = evaluation_store_path(Project.load(project))
     with Store(path).read() as con:
         left = {table: con.execute(f"SELECT count(*) FROM {table} WHERE document_id = 'LGPL-3.0.copy3.txt'")
-                .fetchone()[0] for table in ("documents", "units", "chunks", "step_state")}
-    assert left == {"documents": 0, "units": 0, "chunks": 0, "step_state": 0}
+                .fetchone()[0] for table in ("documents", "document_texts", "units", "chunks", "step_state")}
+    assert left == {"documents": 0, "document_texts": 0, "units": 0, "chunks": 0, "step_state": 0}
     counts = chunk_counts(path)
     assert scores(report) == scores(from_scratch(project)) and counts == chunk_counts(path)
 
@@ -134,13 +135,13 @@ def test_units_are_copied_for_context_expansion_only(project: Path) -> None:
     toml = project / "right_rag.toml"
     toml.write_text(toml.read_text(encoding="utf-8") + "\n[right-rag.retrieval]\nexpand = true\n", encoding="utf-8")
     expanded = evaluate(project)
-    assert expanded.config["evaluation_store_changes"]["parts_copied"] == {"documents": 20, "units": 20,
-                                                                           "chunks:default": 20}
+    assert expanded.config["evaluation_store_changes"]["parts_copied"] == {"documents": 20, "document_texts": 20,
+                                                                           "units": 20, "chunks:default": 20}
     change(project / "data" / "documents" / "MPL-2.0.copy1.txt", "A new closing clause.")
     pipeline(project_dir=project)
     report = evaluate(project)
-    assert report.config["evaluation_store_changes"]["parts_copied"] == {"documents": 1, "units": 1,
-                                                                         "chunks:default": 1}
+    assert report.config["evaluation_store_changes"]["parts_copied"] == {"documents": 1, "document_texts": 1,
+                                                                         "units": 1, "chunks:default": 1}
     assert scores(report) == scores(from_scratch(project))
     path = evaluation_store_path(Project.load(project))
     with Store(path).read() as con:

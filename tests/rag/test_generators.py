@@ -20,6 +20,7 @@ from right_rag_dagster.rag import (
 from right_rag_dagster.rag.prompts import SYSTEM, build_messages, cited_numbers
 from right_rag_dagster.retrieval import ServiceError, search
 from right_rag_dagster.store import Store
+from right_rag_dagster.store.texts import read_texts
 from tests.rag.llm_server import running_server
 
 
@@ -31,7 +32,7 @@ def server() -> Iterator:
 
 def _document_text(store: Store, document_id: str) -> str:
     with store.read() as con:
-        return con.execute("SELECT text FROM documents WHERE document_id = ?", [document_id]).fetchone()[0]
+        return read_texts(con, [document_id])[document_id]
 
 
 @pytest.mark.parametrize("question", [

@@ -263,7 +263,8 @@ def consistency_problems(project: Path) -> list[str]:
 def snapshot(project: Path) -> dict[str, set]:
     """What the store serves, without times, run ids or absolute paths: equal for two indexes of one folder."""
     queries = {
-        "documents": "SELECT document_id, content_hash, status, md5(coalesce(text, '')), page_count FROM documents",
+        "documents": "SELECT document_id, content_hash, status, page_count FROM documents",
+        "texts": "SELECT document_id, md5(string_agg(text, '' ORDER BY piece)) FROM document_texts GROUP BY 1",
         "files": "SELECT document_id, content_hash FROM files",
         "units": "SELECT unit_id, document_id, parser, parser_version, parent_id, CAST(key_path AS VARCHAR), "
                  "source_start, source_end, md5(fulltext), active FROM units",

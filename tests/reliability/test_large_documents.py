@@ -114,7 +114,7 @@ def test_a_25_mb_document_of_22_000_units_is_indexed_whole_while_queries_answer(
         running.stop()
     assert done.code == 0, done
     assert chunk_counts(project)["export.txt"] > 25_000
-    assert rows(project, f"SELECT length(text) > {LARGE_MB} * 1024 * 1024 FROM documents "
+    assert rows(project, f"SELECT sum(length(text)) > {LARGE_MB} * 1024 * 1024 FROM document_texts "
                          "WHERE document_id = 'export.txt'") == [(True,)]
     assert consistency_problems(project) == []
     slowest = max(q.seconds for q in queries)

@@ -23,6 +23,7 @@ from right_rag_dagster.retrieval.tokenize import token_text
 from right_rag_dagster.store import Store, content
 from right_rag_dagster.store.extensions import load_extension
 from right_rag_dagster.store.search_tables import IndexTables
+from right_rag_dagster.store.texts import read_texts
 from tests.retrieval.store_builder import copy_store
 
 
@@ -102,7 +103,7 @@ def test_hit_spans_slice_back_to_the_chunk_text(built_store: Store) -> None:
     hits = search(built_store, "written offer valid for three years", chunker="default", k=5)
     with built_store.read() as con:
         for hit in hits:
-            text = con.execute("SELECT text FROM documents WHERE document_id = ?", [hit.document_id]).fetchone()[0]
+            text = read_texts(con, [hit.document_id])[hit.document_id]
             assert text[hit.source_start:hit.source_end] == hit.text
             assert hit.section_path and hit.chunker == "default" and hit.unit_id
 

@@ -13,6 +13,8 @@ from right_rag_dagster.store import Store
 from right_rag_dagster.store.content import _json, insert_rows, read_units, read_units_of, unit_rows
 from right_rag_dagster.store.lineage import _history
 from right_rag_dagster.store.migrations import load_migrations
+from right_rag_dagster.store.texts import text_rows
+from tests.store.old_schema import undo_document_texts
 from right_rag_dagster.store.unit_history import apply_text_delta, is_compact, text_delta
 
 PREAMBLE = "An act about rules, kept short so that the example stays readable. "
@@ -39,11 +41,11 @@ def _document(sections: dict[str, str]) -> tuple[Document, list[ParsedUnit]]:
 
 def _write(store: Store, document: Document, units: list[Unit], fresh: set[str]) -> None:
     with store.write() as con:
-        con.execute("DELETE FROM documents")
-        con.execute("DELETE FROM units")
+        for table in ("documents", "document_texts", "units"):
+            con.execute(f"DELETE FROM {table}")
         con.execute("INSERT INTO documents (document_id, partition_key, path, content_hash, size_bytes, status, "
-                    "text, loaded_at) VALUES (?, ?, ?, '0', 0, 'loaded', ?, now())",
-                    [document.id, document.id, document.id, document.text])
+                    "loaded_at) VALUES (?, ?, ?, '0', 0, 'loaded', now())", [document.id, document.id, document.id])
+        insert_rows(con, "document_texts", text_rows(document.id, document.text))
         insert_rows(con, "units", unit_rows(document, units, "test", "1", fresh))
 
 
@@ -139,6 +141,7 @@ def test_migration_7_re_encodes_stored_histories_and_drops_the_compact_record(tm
         con.execute("UPDATE units SET changes = ? WHERE unit_id = ? AND changes IS NOT NULL",
                     [_json(unit.changes), unit.id])
     con.execute("DELETE FROM schema_migrations WHERE version >= 7")
+    undo_document_texts(con)
     con.execute("INSERT INTO step_state VALUES ('store:compact-bytes', '', '123', NULL, NULL, now())")
     con.close()
     with duckdb.connect(str(path)) as con:

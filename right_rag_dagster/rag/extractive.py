@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .evidence import passage_terms, sentences
+from .evidence import content_terms, passage_terms, sentences
 
 RANK_TOLERANCE = 0.5
 """A lower-ranked passage is quoted only when its best sentence covers more than 1 / this x the higher one's."""
@@ -37,6 +37,14 @@ _CONTINUES = re.compile(r"^(?:instead|however|otherwise|therefore|thus|hence|the
                         r"for\s+(?:this|that|these|those)\s+reasons?|as\s+a\s+result|consequently|because\s+of\s+(?:this|that)|"
                         r"(?:it|they|this|these|those|such|that)\b(?!\s+(?:is|are)\s+(?:a|an|the)\b))\b", re.I)
 """How a sentence that continues the previous one opens (it refers back to it, or qualifies it)."""
+
+_DEFINES = re.compile(r"^\W*(?:(?:an?|the)\s+)?(?P<term>[^\s.,;:()]+(?:\s+[^\s.,;:()]+){0,4}?)\W*\s+"
+                      r"(?:is|are|means|refers\s+to)\b", re.IGNORECASE)
+"""A sentence that opens by saying what a term is ("An independent module is a module which ...", "Shareable files
+are those that ...")."""
+DEFINING_SHARE = 0.25
+"""For a question that asks what a term means, a sentence that opens by defining a term made only of question words,
+weighing at least this share of the question, is the passage's best sentence."""
 
 _TABLE_LINE = re.compile(r"\|.*\||\.{4,}|(?:\. ){4,}|(?:\S+ {3,}){3,}|\t.*\t")
 _CODE = re.compile(r"\$[({]|[+:?]=|==|&&|\|\||[{};]\s*$|^\s*(?:if|ifeq|ifneq|endif|fi|export|#!)\b", re.MULTILINE)
@@ -54,6 +62,8 @@ class Sentence:
     terms: frozenset[str] = frozenset()
     continues: bool = False
     heading: bool = False
+    introduces: bool = False
+    defines: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -166,9 +176,12 @@ def _tabular(sentence: str) -> bool:
             or letters < 0.6 * len("".join(sentence.split())))
 
 
-def score_passages(weights: dict[str, float], passages: Sequence[tuple[str, str]]) -> list[list[Sentence]]:
+def score_passages(weights: dict[str, float], passages: Sequence[tuple[str, str]],
+                   definition: bool = False) -> list[list[Sentence]]:
     """The prose sentences of each ``(text, section path)`` passage with their coverage of the question's terms
-    (``weights``: term -> weight); ``grounded`` also counts the passage's section path, for half."""
+    (``weights``: term -> weight); ``grounded`` also counts the passage's section path, for half. With
+    ``definition`` (the question asks what a term means), ``defines`` is the share of the question a sentence's
+    opening term weighs when the sentence defines it (``_DEFINES``) and every word of the term is a question word."""
     total = sum(weights.values())
 
     def share(words: set[str]) -> float:
@@ -183,9 +196,22 @@ def score_passages(weights: dict[str, float], passages: Sequence[tuple[str, str]
             own = share(words)
             grounded = (1 - HEADING_WEIGHT) * own + HEADING_WEIGHT * share(words | heading_terms)
             sentences_.append(Sentence(number, start, end, own, grounded, frozenset(t for t in weights if t in words),
-                                       bool(_CONTINUES.match(text[start:end])), _is_heading(text[start:end])))
+                                       bool(_CONTINUES.match(text[start:end])), _is_heading(text[start:end]),
+                                       text[start:end].rstrip().endswith(":"),
+                                       _defines(text[start:end], weights, total) if definition else 0.0))
         scored.append(sentences_)
     return scored
+
+
+def _defines(sentence: str, weights: dict[str, float], total: float) -> float:
+    match = _DEFINES.match(sentence)
+    if not match or not total:
+        return 0.0
+    term = set(content_terms(match.group("term")))
+    if not term or not term <= weights.keys():
+        return 0.0
+    share = sum(weights[t] for t in term) / total
+    return share if share >= DEFINING_SHARE else 0.0
 
 
 def choose_quote(passages: Sequence[list[Sentence]], max_chars: int, max_sentences: int,
@@ -197,7 +223,7 @@ def choose_quote(passages: Sequence[list[Sentence]], max_chars: int, max_sentenc
         return None
     for sentences_ in passages:
         if sentences_ and max(s.grounded for s in sentences_) >= RANK_TOLERANCE * best:
-            top = max(sentences_, key=lambda s: (s.share, s.grounded, -s.start))
+            top = max(sentences_, key=lambda s: (s.defines, s.share, s.grounded, -s.start))
             return _widen(sentences_, sentences_.index(top), max_chars, max_sentences, weights or {})
     return None
 
@@ -214,7 +240,7 @@ def _widen(sentences_: list[Sentence], index: int, max_chars: int, max_sentences
         candidate = sentences_[i]
         if candidate.share >= NEIGHBOUR_SHARE * best.share:
             return True
-        if i == last + 1 and (candidate.continues or sentences_[last].heading):
+        if i == last + 1 and (candidate.continues or sentences_[last].heading or sentences_[last].introduces):
             return True
         if i == first - 1 and sentences_[first].continues:
             return True

@@ -11,6 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 
 from ..retrieval.hits import Hit
+from ..retrieval.searching.definitions import asks_for_definition
 from ..retrieval.searching.identity import document_names_of
 from ..store import Store
 from .evidence import (
@@ -73,7 +74,8 @@ class ExtractiveGenerator(Generator):
         weights = (term_weights(self.store, top[0].chunker, terms) if self.store is not None and top
                    else dict.fromkeys(terms, 1.0))
         context = [self._context(hit) for hit in top]
-        scored = score_passages(weights, [(text, where) for (text, _), where in zip(texts, context)])
+        scored = score_passages(weights, [(text, where) for (text, _), where in zip(texts, context)],
+                                definition=asks_for_definition(question))
         quote = choose_quote(scored, self.max_chars, self.max_sentences, weights)
         text, base = texts[quote.number - 1] if quote else ("", None)
         covered = coverage(terms, passage_terms(text + " " + context[quote.number - 1])) if quote else 0.0

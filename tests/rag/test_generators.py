@@ -202,3 +202,38 @@ def test_extractive_quote_takes_the_sentences_a_back_reference_points_to() -> No
     quote = choose_quote(score_passages(weights, [(text, "")]), 600, 5, weights)
     assert text[quote.start:quote.end].startswith("It appears that the arithmetic coding option is covered by patents")
     assert "Other remarks" not in text[quote.start:quote.end]
+
+
+def test_extractive_quote_takes_what_a_sentence_ending_in_a_colon_introduces() -> None:
+    """A sentence that ends with a colon ("... runs its post-installation script as:") says what follows it: the
+    next sentence joins the quote even when it shares no word with the question."""
+    from right_rag_dagster.rag.extractive import choose_quote, score_passages
+
+    text = ("When a package has triggers pending, the package manager runs its post-installation script as:\n\n"
+            "   postinst triggered \"<trigger-name> <trigger-name> ...\"\n\n"
+            "by passing a space-separated list of names as the second argument.\n\n"
+            "Each relevant package is processed once.\n")
+    weights = {"pend": 2.0, "trigger": 2.0, "packag": 0.5, "script": 1.0}
+    quote = choose_quote(score_passages(weights, [(text, "")]), 600, 5, weights)
+    assert text[quote.start:quote.end].endswith("as the second argument.")
+    assert "processed once" not in text[quote.start:quote.end]
+
+
+def test_extractive_answers_a_definition_question_with_the_sentence_that_defines_the_term() -> None:
+    """"What is an independent module?": the sentence that opens by saying what an independent module is answers,
+    though another sentence of the passage says more of the question's words."""
+    from right_rag_dagster.rag.evidence import content_terms
+    from right_rag_dagster.rag.extractive import choose_quote, score_passages
+
+    text = ("As a special exception, the copyright holders of this library give you permission to link this library "
+            "with independent modules to produce an executable, regardless of the license terms of these independent "
+            "modules. An independent module is a module which is not derived from or based on this library. "
+            "If you modify this library, you may extend this exception to your version of the library.")
+    weights = dict.fromkeys(content_terms("In the GPL with the Classpath exception, what is an independent module?"),
+                            1.0)
+    quote = choose_quote(score_passages(weights, [(text, "")], definition=True), 600, 1, weights)
+    assert text[quote.start:quote.end] == ("An independent module is a module which is not derived from or based on "
+                                           "this library.")
+    # a question that asks for no definition keeps the sentence that covers most of it
+    quote = choose_quote(score_passages(weights, [(text, "")]), 600, 1, weights)
+    assert text[quote.start:quote.end].startswith("As a special exception")

@@ -97,6 +97,31 @@ def test_hybrid_orders_passages_within_the_documents_bm25_places(dense_store: St
     assert all(set(h.details) <= {"bm25", "dense"} for h in hits)
 
 
+def test_hybrid_keeps_a_documents_clear_bm25_leader_first(dense_store: Store) -> None:
+    """With the option ``margin`` a document's first BM25 passage keeps that document's first place when it leads the
+    passage the fusion would put there by the margin; otherwise the fusion's order stands."""
+    margin = 1.25
+    kept = overtaken = 0
+    for query in ("conveying verbatim copies of the source code", "patent license termination litigation",
+                  "installation information for a user product", "a written offer for the source code",
+                  "the covered work and its propagation", "warranty disclaimer and limitation of liability"):
+        bm25 = search(dense_store, query, chunker="default", k=50)  # the depth hybrid's k = 10 fuses
+        plain = search(dense_store, query, chunker="default", retriever="hybrid", k=10, embedder=EMBEDDER,
+                       options={"margin": None})
+        hits = search(dense_store, query, chunker="default", retriever="hybrid", k=10, embedder=EMBEDDER,
+                      options={"margin": margin})
+        score = {h.chunk_id: h.score for h in bm25}
+        for document in {h.document_id for h in hits}:
+            leader = next(h.chunk_id for h in bm25 if h.document_id == document)
+            rival = next(h.chunk_id for h in plain if h.document_id == document)
+            first = next(h.chunk_id for h in hits if h.document_id == document)
+            clear = score[leader] >= margin * score[rival]
+            assert first == (leader if clear else rival), (query, document)
+            kept += rival != leader and clear
+            overtaken += rival != leader and not clear
+    assert kept and overtaken  # both cases were met
+
+
 def test_hybrid_fusion_must_be_known(dense_store: Store) -> None:
     with pytest.raises(ConfigError, match="unknown hybrid fusion 'mean'; use one of documents, rrf"):
         search(dense_store, "license", chunker="default", retriever="hybrid", embedder=EMBEDDER,

@@ -9,7 +9,7 @@ import pytest
 from right_rag_dagster.errors import ConfigError
 from right_rag_dagster.retrieval.searching.chunk_table import Candidate, ChunkTable
 from right_rag_dagster.retrieval.searching.filters import filter_mask, parse_filters
-from right_rag_dagster.retrieval.searching.fusion import reciprocal_rank_fusion
+from right_rag_dagster.retrieval.searching.fusion import reciprocal_rank_fusion, within_documents
 
 
 def _ranking(*ids: str) -> list[Candidate]:
@@ -32,6 +32,23 @@ def test_rrf_weights_scale_each_ranking() -> None:
                                    {"bm25": 3.0, "dense": 1.0})
     assert [c.chunk_id for c in fused] == ["a", "b"]
     assert fused[0].score == pytest.approx(3 / 61 + 1 / 62)
+
+
+def test_within_documents_keeps_a_clear_lexical_leader_first() -> None:
+    """Rank fusion keeps no margins: the dense favourite ``a2`` overtakes ``a1`` in document A whatever BM25's
+    lead. With ``margin``, ``a1`` keeps A's first place when it scores at least ``margin`` x ``a2``'s BM25 score;
+    places, documents and scores stay BM25's either way."""
+    def document(chunk_id: str) -> str:
+        return chunk_id[0]
+
+    fused = _ranking("a2", "b1", "a1", "a3")
+    for lead, margin, first in ((12.0, None, "a2"), (12.0, 1.25, "a1"), (5.5, 1.25, "a2")):
+        lexical = [Candidate("a1", lead), Candidate("a2", 5.0), Candidate("b1", 4.0), Candidate("a3", 3.0)]
+        placed = within_documents(lexical, fused, document, margin=margin)
+        assert [c.score for c in placed] == [lead, 5.0, 4.0, 3.0]
+        assert [c.chunk_id for c in placed][0] == first, (lead, margin)
+        assert {c.chunk_id for c in placed if c.chunk_id != "b1"} == {"a1", "a2", "a3"}
+        assert placed[2].chunk_id == "b1"
 
 
 def _table() -> ChunkTable:

@@ -28,22 +28,33 @@ def reciprocal_rank_fusion(rankings: Mapping[str, Sequence[Candidate]], weights:
 
 
 def within_documents(lexical: Sequence[Candidate], fused: Sequence[Candidate],
-                     document_of: Callable[[str], str]) -> list[Candidate]:
+                     document_of: Callable[[str], str], margin: float | None = None) -> list[Candidate]:
     """``lexical``'s places and scores, each taken by a chunk of the same document in ``fused``'s order.
 
     Which documents the top places belong to, and the scores later reorderings add to, stay the lexical
     ranking's; only the order of one document's chunks among its places is the fusion's. A chunk only
-    ``fused`` holds is left out. Details are the fusion's (each ranking's rank and score).
+    ``fused`` holds is left out. Details are the fusion's (each ranking's rank and score). With ``margin``, a
+    document's first lexical chunk keeps its first place when its lexical score is at least ``margin`` times that
+    of the chunk the fusion would put there: rank fusion keeps no margins, so a clear lexical lead stands.
     """
     position = {c.chunk_id: i for i, c in enumerate(fused)}
     details = {c.chunk_id: c.details for c in fused}
     groups: dict[str, list[Candidate]] = {}
     for candidate in lexical:
         groups.setdefault(document_of(candidate.chunk_id), []).append(candidate)
-    queues = {document: iter(sorted(group, key=lambda c: position.get(c.chunk_id, len(position))))
-              for document, group in groups.items()}
+    queues = {document: iter(_keep_clear_leader(group, position, margin)) for document, group in groups.items()}
     placed = []
     for place in lexical:
         chunk = next(queues[document_of(place.chunk_id)])
         placed.append(Candidate(chunk.chunk_id, place.score, details.get(chunk.chunk_id, chunk.details)))
     return placed
+
+
+def _keep_clear_leader(group: Sequence[Candidate], position: Mapping[str, int], margin: float | None) -> list[Candidate]:
+    """One document's lexical candidates in the fusion's order; with ``margin``, the lexical first stays first
+    when its score is at least ``margin`` times the lexical score of the candidate the fusion puts first."""
+    ordered = sorted(group, key=lambda c: position.get(c.chunk_id, len(position)))
+    leader, rival = group[0], ordered[0]
+    if margin is None or rival is leader or rival.score <= 0 or leader.score < margin * rival.score:
+        return ordered
+    return [leader, *(c for c in ordered if c is not leader)]

@@ -1,7 +1,8 @@
-"""What a recording depends on, hashed part by part: the flows' graphs and the answer code (flows, prompts,
-generators, rerank, evidence), what is indexed and how it is tokenized, how it is searched and ranked
-(``retrieval/searching``), the chunkers and unit parsers (plugin versions, baseline code), the documents and the
-questions. A changed part makes the recording stale."""
+"""What a recording depends on, hashed part by part: the flows' graphs, the answer code (every module of ``rag/``),
+how text is indexed, tokenized, searched and ranked (every module of ``retrieval/``), the chunkers and unit parsers
+(plugin versions, baseline code), the documents and the questions. A changed part makes the recording stale.
+
+Whole folders, not a list of files: a list missed ``rag/extractive.py``, whose answers the recording holds."""
 
 from __future__ import annotations
 
@@ -12,17 +13,14 @@ from ..project import Project
 from ..rag.flows import FLOWS
 
 PACKAGE = Path(__file__).resolve().parents[1]
-ANSWER_CODE = ("rag/flows.py", "rag/prompts.py", "rag/generators.py", "rag/rerank.py", "rag/evidence.py",
-               "retrieval/indexed_text.py", "retrieval/tokenize.py")
-BASELINE_CODE = "evaluation/baselines"
-SEARCH_CODE = "retrieval/searching"
+CODE_FOLDERS = ("rag", "retrieval", "evaluation/baselines")
 
 
 def fingerprint(project: Project) -> dict[str, str]:
     """``part name -> short hash`` for every input of a recording of ``project``."""
     parts = {f"flow {name}": stable_hash(flow.FLOW)[:16] for name, flow in sorted(FLOWS.items())}
-    code = [*ANSWER_CODE, *(p.relative_to(PACKAGE).as_posix() for folder in (BASELINE_CODE, SEARCH_CODE)
-                            for p in sorted((PACKAGE / folder).glob("*.py")))]
+    code = [p.relative_to(PACKAGE).as_posix() for folder in CODE_FOLDERS
+            for p in sorted((PACKAGE / folder).rglob("*.py"))]
     parts.update({f"code {name}": file_hash(PACKAGE / name)[:16] for name in code})
     registry = project.registry
     for kind in ("unit_parsers", "chunk_parsers"):

@@ -54,6 +54,9 @@ def test_a_changed_flow_prompt_or_chunker_makes_it_stale(monkeypatch: pytest.Mon
     prompts.write_text(prompts.read_text() + "\n# a changed prompt\n")
     monkeypatch.setattr(fp, "PACKAGE", package)
     assert fp.changed_parts(before, fp.fingerprint(sample)) == ["code rag/prompts.py"]
+    extractive = package / "rag" / "extractive.py"  # the default generator's sentences: a list of files missed it
+    extractive.write_text(extractive.read_text() + "\n# a changed sentence picker\n")
+    assert fp.changed_parts(before, fp.fingerprint(sample)) == ["code rag/extractive.py", "code rag/prompts.py"]
     monkeypatch.undo()
     project = tmp_path / "project"
     shutil.copytree(REPO_ROOT / "spec", project / "spec")

@@ -143,19 +143,21 @@ class _TreeSampler(threading.Thread):
 
 
 def _tree(root: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir() if Path("/proc").is_dir() else ():
-        if entry.name.isdigit():
-            try:
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(parent, []).append(int(entry.name))
+    """``root`` and its descendants, from each thread's ``children`` file: reading only the tree keeps the sampler
+    cheap (reading every process's ``stat`` cost ~8% of a core on a busy machine, CPU the measured command lost)."""
     found, todo = [], [root]
     while todo:
         pid = todo.pop()
         found.append(pid)
-        todo.extend(children.get(pid, []))
+        try:
+            tasks = list(Path(f"/proc/{pid}/task").iterdir())
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                todo.extend(int(child) for child in (task / "children").read_text().split())
+            except (OSError, ValueError):
+                continue
     return found
 
 

@@ -4,15 +4,16 @@ whose catalog and Dagster's storage are a throwaway local PostgreSQL. Run by ``s
 Each configuration is a fresh project on the same corpus (the sample project's spec/ and right_rag.toml):
 
 * embedded: ``right-rag index`` (one process writes the DuckDB file; Dagster on its SQLite default);
-* ducklake N: ``right-rag index --writers N``: N writer processes running Dagster runs of ``index_documents``
-  over contiguous partition ranges (up to 4 per writer, each taken by the next free writer), then one
+* ducklake N: ``right-rag index --writers N``: N writers (the command itself and N - 1 writer processes) running
+  Dagster runs of ``index_documents`` over contiguous partition ranges (up to 4 per writer, each taken by the next
+  free writer), then one
   ``refresh_indexes`` run (search index and report), all stored in
   PostgreSQL (dagster.yaml of ``orchestration.postgres_home``, pool sized to N). With N = 1 it is one run that
   indexes and refreshes, as on the embedded file.
 
 Wall and CPU are the whole command's (its process tree). Per writer it prints the wall time from its first run's
 start to its last run's end (Dagster's run records), and CPU (summed) and peak RSS (its process and parsing worker,
-from the runs' tags); the refresh's wall time
+from the runs' tags; writer 0's process is the command's); the refresh's wall time
 is the refresh run's (one writer: from its last document materialization to the run's end). It checks that a query's
 hits are the same chunks with the same scores on every configuration, walks the lineage of the first hit,
 and ends with ``speedup 2 writers vs 1: X.XXx`` (full index: writers plus refresh). Each DuckLake row also shows the

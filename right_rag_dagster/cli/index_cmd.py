@@ -115,9 +115,9 @@ def _run(args: argparse.Namespace, project: Project, store: Store, plan: IndexPl
     removed = 0
     if work:
         writers = _writers(args, store, len(plan.todo))
-        if plan.todo and writers == 1:
-            prestart_workers(project)  # they import the plugins while this process imports Dagster
-        processes = _start_writers(project, writers, args.debug) if plan.todo and writers > 1 else None
+        if plan.todo:  # they import the plugins while this process imports Dagster; with --writers N, this
+            prestart_workers(project, keep=writers > 1)  # process is a writer too, and keeps them for its ranges
+        processes = _start_writers(project, writers - 1, args.debug) if plan.todo and writers > 1 else None
         from ..orchestration.local import (
             run_local,  # Dagster is imported only when there is work to do
         )
@@ -146,8 +146,8 @@ def _run(args: argparse.Namespace, project: Project, store: Store, plan: IndexPl
 
 
 def _start_writers(project: Project, writers: int, debug: bool):
-    """The writer processes of ``--writers N``, started before this process imports Dagster: they import it, and
-    start their parsing workers, meanwhile."""
+    """The writer processes of ``--writers N`` besides this one (N - 1), started before this process imports
+    Dagster: they import it, and start their parsing workers, meanwhile."""
     from ..orchestration.writer_pool import WriterProcesses
 
     return WriterProcesses(project, writers, debug).start()

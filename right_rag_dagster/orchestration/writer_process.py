@@ -66,23 +66,7 @@ class Writer:
 
     def run(self, run_id: str, tags: dict[str, str]) -> bool:
         """Execute one range's run; raises what the run raised."""
-        from .local import DEBUG_LOGS, QUIET_LOGS, document_asset_keys
-        from .names import DOCUMENT_JOB
-        from .origin import attribute_to_location
-        from .recovery import process_tags
-        from .streaming import execute_streaming
-
-        before = _usage()
-        instance = self.instance
-        try:
-            run = execute_streaming(
-                self.defs.resolve_job_def(DOCUMENT_JOB), instance=instance,
-                run_config=DEBUG_LOGS if self.debug else QUIET_LOGS, run_id=run_id,
-                asset_selection=document_asset_keys(self.defs), tags={**tags, **process_tags()})
-            return run.is_success
-        finally:
-            instance.add_run_tags(run_id, usage_tags(before))
-            attribute_to_location(instance, self.project, run_id)
+        return run_range(self.project, self.defs, self.instance, run_id, tags, self.debug)
 
     def close(self) -> None:
         from ..pipeline.workers import close_prestarted
@@ -92,6 +76,27 @@ class Writer:
         close_prestarted()
         if self._instance is not None:
             self._instance.dispose()
+
+
+def run_range(project, defs, instance, run_id: str, tags: dict[str, str], debug: bool = False) -> bool:
+    """Execute one range's run of ``index_documents`` (the per-document assets) on ``instance`` in this process,
+    tagged with its CPU and peak RSS; raises what the run raised. ``right-rag index --writers N`` runs ranges
+    with it too: the command is the first writer."""
+    from .local import DEBUG_LOGS, QUIET_LOGS, document_asset_keys
+    from .names import DOCUMENT_JOB
+    from .origin import attribute_to_location
+    from .recovery import process_tags
+    from .streaming import execute_streaming
+
+    before = _usage()
+    try:
+        run = execute_streaming(
+            defs.resolve_job_def(DOCUMENT_JOB), instance=instance, run_config=DEBUG_LOGS if debug else QUIET_LOGS,
+            run_id=run_id, asset_selection=document_asset_keys(defs), tags={**tags, **process_tags()})
+        return run.is_success
+    finally:
+        instance.add_run_tags(run_id, usage_tags(before))
+        attribute_to_location(instance, project, run_id)
 
 
 def serve(writer: Writer, requests: Iterable[str], answers: TextIO) -> None:

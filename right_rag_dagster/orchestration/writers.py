@@ -85,6 +85,12 @@ def is_writer_run(run: dg.DagsterRun) -> bool:
     return WRITER_TAG in run.tags
 
 
+def writer_count(run: dg.DagsterRun) -> int:
+    """How many writers write at once with this run: n of its ``WRITER_TAG`` "i/n", 1 for any other run."""
+    _, _, count = run.tags.get(WRITER_TAG, "").partition("/")
+    return max(1, int(count)) if count.isdigit() else 1
+
+
 def group_refresh_key(instance: dg.DagsterInstance, run: dg.DagsterRun) -> str | None:
     """For the run of a writer group: the refresh's run key once no writer of the group is queued or running
     (the key counts the group's successful runs, so a writer retried after the refresh asks for another), or

@@ -37,7 +37,9 @@ groups of 32 documents were 23 opens and a tenth of a full index of the scale co
 BATCH_DOCUMENTS = 256
 BATCH_SECONDS = 2.0
 """A write batch is committed at ``batch_mb`` of text, this many documents or this many seconds, whichever
-comes first: Dagster sees progress at least this often."""
+comes first: Dagster sees progress at least this often. Each of N concurrent writers on a DuckLake waits N times
+as long (``process_documents``' ``batch_seconds``), so together they commit as often as one writer: every lake
+commit is a catalog snapshot and new data files, which later commits and reads go through."""
 FIRST_WRITE_AFTER = 16
 """Outcomes collected before the first write (unless a batch fills up first), so the circuit breaker
 (``faults``) sees a plugin that fails everywhere before anything is replaced."""
@@ -73,8 +75,10 @@ def add_start_listener(listener: Callable[[DocumentFile], None]) -> None:
 
 def process_documents(indexer: Indexer, store: Store, files: Sequence[DocumentFile], run_id: str,
                       on_document: Callable[[DocumentFile], None] | None = None, mark_pending: bool = True,
-                      owners: dict[str, str | None] | None = None) -> Iterator[list[StepEvent]]:
-    """Bring ``files`` up to date; yields each write batch's events after its commit.
+                      owners: dict[str, str | None] | None = None, batch_seconds: float = BATCH_SECONDS
+                      ) -> Iterator[list[StepEvent]]:
+    """Bring ``files`` up to date; yields each write batch's events after its commit (at least every
+    ``batch_seconds``).
 
     Jobs are planned from the store a group at a time and computed by the worker processes (``workers``);
     outcomes are written in short transactions of at most ``batch_mb`` of text, so memory does not grow with
@@ -130,7 +134,7 @@ def process_documents(indexer: Indexer, store: Store, files: Sequence[DocumentFi
             pending.append((job, outcome))
             size += outcome.size_bytes
             full = size >= limit or len(pending) >= BATCH_DOCUMENTS
-            if full or (seen >= sample and time.monotonic() - since >= BATCH_SECONDS):
+            if full or (seen >= sample and time.monotonic() - since >= batch_seconds):
                 faults.check()
                 yield _commit(indexer, store, pending, run_id, live, on_document, mark_pending, owners)
                 pending, size = [], 0

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import subprocess
 import sys
+import time
 
 import _corpus
 import _measure
@@ -15,6 +20,28 @@ def test_measure_reports_peak_memory_and_last_line_of_a_real_subprocess(tmp_path
     assert result.ok and result.last_line == "allocated"
     assert result.peak_rss_mb >= 80
     assert result.wall_seconds > 0 and result.cpu_seconds > 0
+
+
+def test_the_sampled_tree_holds_children_started_from_other_threads_and_grandchildren(tmp_path):
+    code = ("import subprocess, sys, threading, time\n"
+            "sleeper = [sys.executable, '-c', 'import subprocess, sys, time; "
+            "subprocess.Popen([sys.executable, \"-c\", \"import time; time.sleep(30)\"]); time.sleep(30)']\n"
+            "threading.Thread(target=subprocess.Popen, args=(sleeper,)).start()\n"
+            "print('started', flush=True); time.sleep(30)\n")
+    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline().strip() == "started"
+        deadline = time.monotonic() + 20
+        while len(_measure._tree(process.pid)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        tree = _measure._tree(process.pid)
+    finally:
+        for pid in reversed(_measure._tree(process.pid)):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        process.wait()
+
+    assert tree[0] == process.pid and len(tree) == 3
 
 
 def test_a_failure_reports_the_last_stderr_line_naming_the_error_not_the_hints_after_it(tmp_path):

@@ -55,6 +55,33 @@ def test_a_writer_dead_before_its_first_range_loses_none() -> None:
     assert sorted(written + [failure.split()[2].rstrip(":")]) == [p.run_id for p in parts]
 
 
+def test_this_process_is_writer_0_and_a_range_it_fails_is_reported_while_the_others_are_written() -> None:
+    files = [DocumentFile(k, k, Path(k), 10, 0.0, k) for k in ("a", "b", "c", "d", "e")]
+    parts = [WriterRange(i, f"run-{i}", [f]) for i, f in enumerate(files)]
+    pool = WriterProcesses(None, 0)  # type: ignore[arg-type]  (its children are given here)
+    pool.children = [child(WRITER)]
+    live_errors = pool.children[0][1]
+    mine: list[tuple[str, str]] = []
+
+    def local(run_id: str, tags: dict[str, str]) -> bool:
+        mine.append((run_id, tags["right_rag/writer"]))
+        if len(mine) == 1:  # the first range it takes
+            raise RuntimeError("parser exploded")
+        return True
+
+    try:
+        failures = write_ranges(pool, parts, 2, "group", {}, local=local)
+        pool.children[0][0].stdin.close()
+        pool.children[0][0].wait()
+        live_errors.seek(0)
+        theirs = live_errors.read().split()
+    finally:
+        pool.close()
+    assert failures == [f"writer run {mine[0][0]}: RuntimeError: parser exploded"]
+    assert mine and {writer for _, writer in mine} == {"0/2"} and theirs
+    assert sorted([run_id for run_id, _ in mine] + theirs) == [p.run_id for p in parts]
+
+
 def test_a_writer_plans_one_event_per_asset_whoever_started_it(tmp_path: Path, monkeypatch) -> None:
     """``right-rag index`` starts its writers before it sets the variable for itself: the writer sets it, or each
     of its runs would write one planned event per asset and partition (hundreds per range) to PostgreSQL."""

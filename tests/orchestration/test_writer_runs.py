@@ -1,14 +1,15 @@
 """Several writers as Dagster runs on a DuckLake, with Dagster's storage in a real local PostgreSQL.
 
-``right-rag index --writers 2`` starts two writer processes that run ``index_documents`` over contiguous partition
-ranges, each taking the next range when done (on the instance of DAGSTER_HOME), and then one ``refresh_indexes``
-run; the documents-folder sensor, ticked by the real sensor daemon on an instance whose store pool allows 2,
+``right-rag index --writers 2`` runs ``index_documents`` over contiguous partition ranges in its own process and in
+one writer process it starts, each taking the next range when done (on the instance of DAGSTER_HOME), and then
+one ``refresh_indexes`` run; the documents-folder sensor, ticked by the real sensor daemon on an instance whose store pool allows 2,
 requests two writer runs, and the ``refresh_indexes_after_documents`` sensor asks for one refresh once the last of
 them succeeded. Both give the query results of the embedded default."""
 
 from __future__ import annotations
 
 import itertools
+import os
 from pathlib import Path
 
 import dagster as dg
@@ -23,6 +24,7 @@ from right_rag_dagster.orchestration.postgres_home import (
     URL_ENV,
     write_postgres_dagster_home,
 )
+from right_rag_dagster.orchestration.recovery import PID_TAG
 from right_rag_dagster.orchestration.writers import (
     GROUP_TAG,
     RANGE_TAG,
@@ -71,7 +73,8 @@ def lake_project(tmp_path: Path, local_postgres) -> Path:
 
 def test_index_with_two_writers_is_dagster_runs_over_shared_ranges_then_one_refresh(
         lake_project: Path, local_postgres, tmp_path: Path, monkeypatch) -> None:
-    """Three ranges of one document each for two writer processes: a writer that is done takes the range left."""
+    """Three ranges of one document each for two writers, the command and one writer process: a writer that is
+    done takes the range left."""
     expected = embedded_hits(tmp_path, monkeypatch)
     monkeypatch.setattr(writers_module, "MIN_RANGE_DOCUMENTS", 1)
     name = f"dagster_writers_{next(_databases)}"
@@ -88,7 +91,12 @@ def test_index_with_two_writers_is_dagster_runs_over_shared_ranges_then_one_refr
         (refresh,) = [r for r in runs if r.job_name == REFRESH_JOB]
         assert len(runs) == 4 and all(r.status == dg.DagsterRunStatus.SUCCESS for r in runs)
         assert sorted(r.tags[RANGE_TAG] for r in writers) == ["0/3", "1/3", "2/3"]
-        assert {r.tags[WRITER_TAG] for r in writers} <= {"0/2", "1/2"} and len(writers) == 3
+        assert {r.tags[WRITER_TAG] for r in writers} == {"0/2", "1/2"} and len(writers) == 3
+        # writer 0 is the command's own process (here, the test's), writer 1 the one writer process it started
+        pids = {r.tags[WRITER_TAG]: {w.tags[PID_TAG] for w in writers if w.tags[WRITER_TAG] == r.tags[WRITER_TAG]}
+                for r in writers}
+        assert pids["0/2"] == {str(os.getpid())} and len(pids["1/2"]) == 1 and pids["1/2"] != pids["0/2"]
+        assert refresh.tags[PID_TAG] == str(os.getpid())
         assert {r.tags[GROUP_TAG] for r in runs} == {refresh.tags[GROUP_TAG]}
         ranges = [(r.tags["dagster/asset_partition_range_start"], r.tags["dagster/asset_partition_range_end"])
                   for r in writers]

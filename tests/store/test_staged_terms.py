@@ -101,3 +101,18 @@ def postings(store: Store) -> set[tuple[str, str, int, int]]:
     with store.read() as con:
         return set(con.execute(f"SELECT d.term, b.chunk_id, p.tf, b.len FROM {t.postings} AS p "
                                f"JOIN {t.terms} AS d USING (termid) JOIN {t.bm25} AS b USING (doc_key)").fetchall())
+
+
+def test_asking_for_staged_terms_imports_no_pandas() -> None:
+    """A query parameter makes DuckDB's client import pandas (0.6 CPU s in every process that refreshes)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, duckdb\n"
+            "from right_rag_dagster.store.staged_terms import has_staged_terms\n"
+            "con = duckdb.connect(); con.execute('CREATE TABLE t_stems (x INTEGER)')\n"
+            "assert has_staged_terms(con, 't_stems') and not has_staged_terms(con, 'other')\n"
+            "print('pandas' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.stdout.strip() == "False"

@@ -24,6 +24,7 @@ from ...core.steps import COVERAGE_VERSION, StepEvent, chunks_asset, units_asset
 from ...pipeline.plan import known_files
 from ...pipeline.plugins import record_plugin_errors
 from ...pipeline.runner import (
+    BATCH_SECONDS,
     mark_refresh,
     process_documents,
     remove_gone,
@@ -46,7 +47,7 @@ from ..names import (
 )
 from ..owners import OwnedPartitions, stored_owners
 from ..resources import RightRagProject
-from ..writers import is_writer_run
+from ..writers import is_writer_run, writer_count
 from .backfill_refresh import refresh_after_backfill
 from .reports import audit_check_specs, audit_report_spec, materialize_audit_report
 from .search import materialize_search_indexes, search_index_specs
@@ -221,7 +222,7 @@ def run_document_pipeline(context: dg.AssetExecutionContext, right_rag: RightRag
         store.retry_conflicts(lambda: mark_refresh(store, pending=True))
     written_owners: dict[str, str | None] = {}  # read in each batch's own transaction
     for events in process_documents(indexer, store, todo, context.run.run_id, mark_pending=not writer,
-                                    owners=written_owners):
+                                    owners=written_owners, batch_seconds=BATCH_SECONDS * writer_count(context.run)):
         for event in events:
             changed_docs.add(event.document_id)
             counts[event.status] = counts.get(event.status, 0) + 1

@@ -14,8 +14,8 @@ from right_rag_dagster.store.content import _json, insert_rows, read_units, read
 from right_rag_dagster.store.lineage import _history
 from right_rag_dagster.store.migrations import load_migrations
 from right_rag_dagster.store.texts import text_rows
-from tests.store.old_schema import undo_document_texts
 from right_rag_dagster.store.unit_history import apply_text_delta, is_compact, text_delta
+from tests.store.old_schema import undo_document_texts
 
 PREAMBLE = "An act about rules, kept short so that the example stays readable. "
 

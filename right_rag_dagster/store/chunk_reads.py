@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 from duckdb import DuckDBPyConnection as Connection
 
 from .sql import execute, literal
-from .texts import heads, read_spans, read_texts
+from .texts import WHOLE_TEXTS_SQL, heads, in_groups, loaded_document_ids, read_spans, read_texts
 
 
 class ChunkPlace(NamedTuple):
@@ -156,26 +156,18 @@ def unit_texts(con: Connection, unit_ids: list[str]) -> list[UnitText]:
 def document_heads(con: Connection, chars: int) -> list[tuple[str, str | None]]:
     """(document id, its first ``chars`` characters) of every loaded document, by id."""
     found = heads(con, chars)
-    return [(document_id, found.get(document_id)) for (document_id,) in con.execute(
-        "SELECT document_id FROM documents WHERE status = 'loaded' ORDER BY document_id").fetchall()]
-
-
-PATTERN_DOCUMENTS = 200
-"""Documents whose whole texts one statement of ``parenthesised_capitals`` puts together."""
+    return [(document_id, found.get(document_id)) for document_id in loaded_document_ids(con)]
 
 
 def parenthesised_capitals(con: Connection, lookback: int) -> list[str]:
     """Every ``(ABC)`` of the loaded documents' texts with up to ``lookback`` characters before it (where an
     acronym's expansion would be), read by the database a few hundred documents at a time."""
-    loaded = [row[0] for row in con.execute(
-        "SELECT document_id FROM documents WHERE status = 'loaded' ORDER BY document_id").fetchall()]
     pattern = f"(?s).{{0,{int(lookback)}}}\\([A-Z]{{2,6}}s?\\)"
+    whole = WHOLE_TEXTS_SQL.format(where="list_contains(?::VARCHAR[], document_id)")
     found: list[str] = []
-    for first in range(0, len(loaded), PATTERN_DOCUMENTS):
-        found.extend(row[0] for row in execute(con,
-            "SELECT unnest(regexp_extract_all(string_agg(text, '' ORDER BY piece), ?)) FROM document_texts "
-            "WHERE list_contains(?::VARCHAR[], document_id) GROUP BY document_id",
-            [pattern, loaded[first:first + PATTERN_DOCUMENTS]]).fetchall())
+    for group in in_groups(loaded_document_ids(con)):
+        found.extend(row[0] for row in execute(
+            con, f"SELECT unnest(regexp_extract_all(t.text, ?)) FROM ({whole}) AS t", [pattern, group]).fetchall())
     return found
 
 

@@ -9,13 +9,12 @@ from typing import NamedTuple
 from duckdb import DuckDBPyConnection as Connection
 
 from .sql import execute
+from .texts import WHOLE_TEXTS_SQL, in_groups, loaded_document_ids
 
 CONTENT_HASH_SQL = ("md5(concat_ws(chr(31), t.text, coalesce(CAST(d.page_starts AS VARCHAR), ''), "
                     "coalesce(CAST(d.page_labels AS VARCHAR), '')))")
 """A document's text and page map, hashed in DuckDB (the text never leaves it), over ``documents AS d`` and its
 whole text ``t.text``."""
-HASH_DOCUMENTS = 200
-"""Documents whose whole texts one statement of ``loaded_documents`` puts together."""
 
 
 class LoadedDocument(NamedTuple):
@@ -26,20 +25,13 @@ class LoadedDocument(NamedTuple):
 
 def loaded_documents(con: Connection) -> list[LoadedDocument]:
     """Every loaded document with the hash of its text and page map, by id (a few hundred texts at a time)."""
-    loaded = loaded_document_ids(con)
+    whole = WHOLE_TEXTS_SQL.format(where="list_contains(?::VARCHAR[], document_id)")
     found = []
-    for first in range(0, len(loaded), HASH_DOCUMENTS):
+    for group in in_groups(loaded_document_ids(con)):
         found.extend(LoadedDocument(*row) for row in execute(con,
-            f"SELECT d.document_id, {CONTENT_HASH_SQL}, length(t.text) FROM documents AS d JOIN "
-            "(SELECT document_id, string_agg(text, '' ORDER BY piece) AS text FROM document_texts "
-            " WHERE list_contains(?::VARCHAR[], document_id) GROUP BY document_id) AS t USING (document_id) "
-            "ORDER BY d.document_id", [list(loaded[first:first + HASH_DOCUMENTS])]).fetchall())
+            f"SELECT d.document_id, {CONTENT_HASH_SQL}, length(t.text) FROM documents AS d JOIN ({whole}) AS t "
+            "USING (document_id) ORDER BY d.document_id", [group]).fetchall())
     return found
-
-
-def loaded_document_ids(con: Connection) -> tuple[str, ...]:
-    return tuple(row[0] for row in con.execute("SELECT document_id FROM documents WHERE status = 'loaded' "
-                                               "ORDER BY document_id").fetchall())
 
 
 def cut_keys(con: Connection, step_prefix: str) -> dict[tuple[str, str], str]:

@@ -36,13 +36,32 @@ def _ids(document_ids: Sequence[str]) -> str:
     return "(" + ", ".join(literal(document_id) for document_id in sorted(set(document_ids))) + ")"
 
 
+WHOLE_TEXTS_SQL = ("SELECT document_id, string_agg(text, '' ORDER BY piece) AS text FROM document_texts "
+                   "WHERE {where} GROUP BY document_id")
+"""(document id, whole text) put together from the pieces, for the documents ``where`` selects."""
+
+GROUP_DOCUMENTS = 200
+"""Documents whose whole texts one statement puts together when every loaded text is scanned (``in_groups``)."""
+
+
 def read_texts(con: Connection, document_ids: Sequence[str]) -> dict[str, str]:
     """Document id -> whole text, for those of ``document_ids`` that have one."""
     if not document_ids:
         return {}
-    return dict(con.execute(
-        "SELECT document_id, string_agg(text, '' ORDER BY piece) FROM document_texts "
-        f"WHERE document_id IN {_ids(document_ids)} GROUP BY document_id").fetchall())
+    return dict(con.execute(WHOLE_TEXTS_SQL.format(where=f"document_id IN {_ids(document_ids)}")).fetchall())
+
+
+def loaded_document_ids(con: Connection) -> tuple[str, ...]:
+    """The ids of the documents that loaded (those with a text), in order."""
+    return tuple(row[0] for row in con.execute("SELECT document_id FROM documents WHERE status = 'loaded' "
+                                               "ORDER BY document_id").fetchall())
+
+
+def in_groups(document_ids: Sequence[str]) -> list[list[str]]:
+    """``document_ids`` cut into groups of ``GROUP_DOCUMENTS``: a statement over every whole text at once held
+    them all in memory."""
+    return [list(document_ids[first:first + GROUP_DOCUMENTS]) for first in range(0, len(document_ids),
+                                                                                   GROUP_DOCUMENTS)]
 
 
 def heads(con: Connection, chars: int) -> dict[str, str]:

@@ -217,13 +217,15 @@ def _defines(sentence: str, weights: dict[str, float], total: float) -> float:
 def choose_quote(passages: Sequence[list[Sentence]], max_chars: int, max_sentences: int,
                  weights: dict[str, float] | None = None) -> Quote | None:
     """The run of sentences to quote: from the best-ranked passage that answers almost as well as any (passages
-    compared with their section paths), its sentence that covers most of the question (the first of equals)."""
+    compared with their section paths), its sentence that covers most of the question (the first of equals), a
+    heading only when no other sentence covers any (a heading, "### PC/SC Lite License", says what the passage is
+    about, which its section path and document names already weigh: the quote is what it says)."""
     best = max((s.grounded for sentences_ in passages for s in sentences_), default=0.0)
     if best <= 0:
         return None
     for sentences_ in passages:
         if sentences_ and max(s.grounded for s in sentences_) >= RANK_TOLERANCE * best:
-            top = max(sentences_, key=lambda s: (s.defines, s.share, s.grounded, -s.start))
+            top = max(sentences_, key=lambda s: (s.defines, not s.heading, s.share, s.grounded, -s.start))
             return _widen(sentences_, sentences_.index(top), max_chars, max_sentences, weights or {})
     return None
 

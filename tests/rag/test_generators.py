@@ -237,3 +237,24 @@ def test_extractive_answers_a_definition_question_with_the_sentence_that_defines
     # a question that asks for no definition keeps the sentence that covers most of it
     quote = choose_quote(score_passages(weights, [(text, "")]), 600, 1, weights)
     assert text[quote.start:quote.end].startswith("As a special exception")
+
+
+def test_extractive_quotes_what_a_passage_says_not_the_heading_that_names_it() -> None:
+    """A heading ("### PC/SC Lite License") says the document's name, which the question says too: it outweighed
+    the sentence that answers ("The name of the author may not be used to endorse or promote ...") and the answer
+    quoted the heading and the licence's first clause."""
+    from right_rag_dagster.rag.extractive import choose_quote, score_passages
+
+    text = ("### PC/SC Lite License\n\n```\nRedistribution and use in source and binary forms, with or without\n"
+            "modification, are permitted provided that the following conditions are met:\n\n"
+            "1. Redistributions of source code must retain the above copyright notice.\n"
+            "2. The name of the author may not be used to endorse or promote products\n"
+            "   derived from this software without specific prior written permission.\n```\n")
+    weights = {"us": 2.9, "pc/sc": 2.9, "pc": 2.9, "sc": 2.9, "lite": 2.9, "author": 1.2, "name": 0.8, "promot": 2.3,
+               "product": 2.0, "deriv": 1.6}
+    quote = choose_quote(score_passages(weights, [(text, "PC/SC Lite License PC/SC Lite")]), 600, 1, weights)
+    assert text[quote.start:quote.end].startswith("The name of the author may not be used to endorse")
+    # a passage of headings alone still answers with its best one
+    headings = "### PC/SC Lite License\n\n### Other notices\n"
+    quote = choose_quote(score_passages(weights, [(headings, "")]), 600, 1, weights)
+    assert headings[quote.start:quote.end] == "### PC/SC Lite License"

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -155,6 +158,37 @@ def test_a_passage_that_quotes_a_name_earns_nothing_for_it(quoting: Store) -> No
     quoted = {h.chunk_id: h.score for h in plain if h.document_id == "copyright-format-1.0.html"}
     everything = search(quoting, question, chunker="domain", k=50, identity="boost")
     assert all(h.score < quoted[h.chunk_id] for h in everything if h.chunk_id in quoted)
+
+
+NVIDIA = REPO_ROOT / "tests" / "fixtures" / "heldout7" / "documents" / "libxnvctrl0.copyright"
+TWO_NAMES = "Under which licence is most of nvidia-settings, which libxnvctrl0 is built from?"
+_SEARCH = """
+import sys
+from right_rag_dagster.retrieval import search
+from right_rag_dagster.store import Store
+hit = search(Store(sys.argv[1]), sys.argv[2], chunker="domain", k=1)[0]
+print(hit.chunk_id, hit.details.get("named"), hit.attributes.get("files"))
+"""
+
+
+def test_a_question_that_writes_two_names_of_one_document_ranks_alike_in_every_process(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """"nvidia-settings" and "libxnvctrl0" both name libxnvctrl0.copyright. Which one named it was the first found
+    in a set of names, so it changed with the process's hash seed, and with it the stanza ranked first: the one for
+    every file, or ``src/libXNVCtrl/*``, whose pattern the name left in the question's words. Now the first said of
+    equally long names is the name, and every name said is left out of the words a stanza's patterns must fit."""
+    names = [document_names(NVIDIA.name, NVIDIA.read_text(encoding="utf-8"))]
+    found = identify(TWO_NAMES, names)
+    assert found.named == {NVIDIA.name: "nvidia settings"}
+    assert found.said == {NVIDIA.name: "nvidia settings libxnvctrl 0"}
+    store = sample_spec_store(tmp_path_factory, "nvidia", [NVIDIA])
+    seen = set()
+    for seed in ("0", "1", "2", "3"):
+        done = subprocess.run([sys.executable, "-c", _SEARCH, str(store.path), TWO_NAMES], capture_output=True,
+                              text=True, env={**os.environ, "PYTHONHASHSEED": seed}, timeout=120, check=True)
+        seen.add(done.stdout.strip())
+    assert len(seen) == 1, seen
+    assert seen.pop().endswith("nvidia settings ['*']")
 
 
 def test_a_text_that_opens_with_a_sentence_is_titled_by_a_line_that_shares_the_file_names_words() -> None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from ...store import Store
@@ -79,21 +79,27 @@ class Identified:
 
     named: dict[str, str]
     lexical: str
+    said: dict[str, str] = field(default_factory=dict)
+    """Document id -> the words of every name of it the question writes ("nvidia settings libxnvctrl 0"): none of
+    them says which part of the document is asked about."""
 
 
 def identify(question: str, names: Iterable[DocumentNames]) -> Identified:
     """The documents ``question`` names (longest matches) and the question without those names."""
     words, places = _name_words(question)
+    names = tuple(names)
     kept = _kept_spans(words, names)
     named = {doc: " ".join(words[a:b]) for doc, (a, b) in kept.items()}
+    said = {d.document_id: " ".join(" ".join(words[a:b]) for a, b in _spans(words, d)) for d in names
+            if d.document_id in kept}
     spans = set(kept.values())
     if len(spans) != 1 or places is None:
-        return Identified(named, question)
+        return Identified(named, question, said)
     (a, b), = spans
     text = question[:places[a][0]] + " " + question[places[b - 1][1]:]
     if not any(token not in ENGLISH_STOPWORDS for token in tokenize(text)):
-        return Identified(named, question)
-    return Identified(named, text)
+        return Identified(named, question, said)
+    return Identified(named, text, said)
 
 
 def named_documents(question: str, names: Iterable[DocumentNames]) -> dict[str, str]:
@@ -116,15 +122,21 @@ def _name_words(question: str) -> tuple[tuple[str, ...], list[tuple[int, int]] |
     return words, (places if tuple(tokens) == words else None)
 
 
+def _spans(words: tuple[str, ...], document: DocumentNames) -> list[tuple[int, int]]:
+    """Where the question's name tokens say one of the document's names, in the order they are said."""
+    return sorted({(start, start + len(name)) for name in document.names
+                   for start in range(len(words) - len(name) + 1) if words[start:start + len(name)] == name})
+
+
 def _kept_spans(words: tuple[str, ...], names: Iterable[DocumentNames]) -> dict[str, tuple[int, int]]:
+    """Each named document's longest name in the question, the first said of equally long ones (a document's
+    names are a set: without that rule, which of "nvidia-settings" and "libxnvctrl0" named it changed with the
+    process's hash seed)."""
     spans: dict[str, tuple[int, int]] = {}
     for document in names:
-        for name in document.names:
-            for start in range(len(words) - len(name) + 1):
-                if words[start:start + len(name)] == name:
-                    best = spans.get(document.document_id)
-                    if best is None or len(name) > best[1] - best[0]:
-                        spans[document.document_id] = (start, start + len(name))
+        found = _spans(words, document)
+        if found:
+            spans[document.document_id] = max(found, key=lambda span: (span[1] - span[0], -span[0]))
     return {doc: span for doc, span in spans.items()
             if not any(_inside(span, other) for other_doc, other in spans.items() if other_doc != doc)}
 

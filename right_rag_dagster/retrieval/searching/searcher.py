@@ -62,7 +62,7 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
         hits = cold_bm25(store, f"{query} {extra}" if extra else query, chunker, max(k, DEPTH) if named else k)
         hits = reorder(hits, named, identity, _hit_document, _hit_score, _named_hit)
         hits = reorder_stanzas(hits, query, _hit_document, lambda h: pattern_terms(h.attributes), _hit_score,
-                               _stanza_hit, named.get)
+                               _stanza_hit, names.said.get)
         return _renumber(hits[:k])
     index = open_index(store, chunker)
     if not len(index.chunks):
@@ -87,7 +87,7 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
         live = reorder_definitions(live, query, lambda c: _defined_term(index.chunks, c), lambda c: c.score,
                                    _defining_candidate, lambda c: _place(index.chunks, c))
     live = reorder_stanzas(live, query, lambda c: rows[index.chunks.row_of[c.chunk_id]][1],
-                           lambda c: _pattern_terms(index.chunks, c), lambda c: c.score, _stanza_candidate, named.get)
+                           lambda c: _pattern_terms(index.chunks, c), lambda c: c.score, _stanza_candidate, names.said.get)
     hits = [index.chunks.hit(c, rank, name) for rank, c in enumerate(live[:fetch], start=1)]
     return expand_to_units(store, hits)[:k] if expand else hits
 

@@ -78,8 +78,9 @@ def measure(command: list[str], cwd: Path, log: Path, env: dict[str, str] | None
 
 def machine(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
     """The CPU model and count ("AMD EPYC, 2 CPUs"). Sessions measuring here run on different machines (Intel
-    Xeon and AMD EPYC vCPUs have both been seen) and CPU seconds differ between them for the same code (issue 15:
-    one DuckLake writer's row, see docs/deployment.md), so a figure compared across sessions names its machine."""
+    Xeon and AMD EPYC vCPUs have both been seen), so a figure compared across sessions names its machine. It is
+    not enough to compare CPU seconds across runs: on one AMD EPYC machine the same code's 1-writer DuckLake row
+    took 52-123 CPU s within 80 minutes (docs/deployment.md, issue 15); compare revisions in the same minutes."""
     model = ""
     try:
         for line in cpuinfo.read_text(encoding="utf-8", errors="replace").splitlines():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import platform
 import re
 import signal
 import subprocess
@@ -73,6 +74,23 @@ def measure(command: list[str], cwd: Path, log: Path, env: dict[str, str] | None
         last = f"killed after {timeout:.0f} s (timeout); last output: {last}"
     return Measurement(round(wall, 3), round(usage.ru_utime + usage.ru_stime, 3), round(peak_mb, 1),
                        process.returncode, round(load_before, 2), str(log), last[:300], killer.fired)
+
+
+def machine(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
+    """The CPU model and count ("AMD EPYC, 2 CPUs"). Sessions measuring here run on different machines (Intel
+    Xeon and AMD EPYC vCPUs have both been seen), so a figure compared across sessions names its machine. It is
+    not enough to compare CPU seconds across runs: on one AMD EPYC machine the same code's 1-writer DuckLake row
+    took 52-123 CPU s within 80 minutes (docs/deployment.md, issue 15); compare revisions in the same minutes."""
+    model = ""
+    try:
+        for line in cpuinfo.read_text(encoding="utf-8", errors="replace").splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "model name" and value.strip():
+                model = value.strip()
+                break
+    except OSError:
+        pass
+    return f"{model or platform.processor() or 'unknown CPU'}, {os.cpu_count()} CPUs"
 
 
 def kill_group(pid: int, grace: float = 10.0) -> None:

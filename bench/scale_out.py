@@ -36,7 +36,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench._measure import Measurement, measure  # noqa: E402
+from bench._measure import Measurement, machine, measure  # noqa: E402
 from right_rag_dagster.orchestration.postgres_home import URL_ENV, write_postgres_dagster_home  # noqa: E402
 from right_rag_dagster.store.local_postgres import LocalPostgres, start_local_postgres  # noqa: E402
 
@@ -232,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     server = start_local_postgres()
     try:
         print(f"throwaway PostgreSQL on 127.0.0.1:{server.port}; corpus {corpus} "
-              f"({sum(1 for p in corpus.iterdir() if p.is_file())} files); {os.cpu_count()} CPUs, "
+              f"({sum(1 for p in corpus.iterdir() if p.is_file())} files); {machine()}, "
               f"load {os.getloadavg()[0]:.1f}", flush=True)
         rows, projects = [], []
         if not args.skip_embedded:

@@ -88,3 +88,15 @@ def test_edits_change_the_share_of_files_asked_for(tmp_path):
     assert [p.name for p in edited] == ["00.txt", "10.txt"]
     assert "Edited by" in (tmp_path / "10.txt").read_text() and _corpus.middle_file(edited).name == "10.txt"
     assert _corpus.text_bytes(tmp_path) > 40
+
+
+def test_machine_names_the_cpu_model_and_count(tmp_path):
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC\nflags\t\t: fpu\n\n"
+                       "processor\t: 1\nmodel name\t: AMD EPYC\n", encoding="utf-8")
+    assert _measure.machine(cpuinfo) == f"AMD EPYC, {os.cpu_count()} CPUs"
+    assert _measure.machine(tmp_path / "missing").endswith(f", {os.cpu_count()} CPUs")
+    if os.path.exists("/proc/cpuinfo"):  # this machine's own model, as the scale-out demo prints it
+        models = [line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo", encoding="utf-8")
+                  if line.startswith("model name")]
+        assert _measure.machine().startswith(models[0] if models else "")

@@ -5,7 +5,6 @@ instance's folder, indexed once for the module (copying costs milliseconds; the 
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from right_rag_dagster.pipeline.scan import scan_documents
 from right_rag_dagster.project import Project
 from right_rag_dagster.store import Store
 
-from .conftest import make_project
+from .conftest import indexed_copy, indexed_template
 
 
 def index(project_dir: Path, instance: dg.DagsterInstance):
@@ -62,23 +61,16 @@ def instance():
 
 
 @pytest.fixture(scope="module")
-def indexed_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``project/`` (the licence project) after its first index, and ``dagster/``, the folder of the instance
-    that ran it (closed; do not modify: ``indexed`` copies both)."""
-    root = tmp_path_factory.mktemp("indexed")
-    project = make_project(root / "project")
-    (root / "dagster").mkdir()
-    with dg.instance_for_test(temp_dir=str(root / "dagster")) as inst:
-        assert len(index(project, inst).new) == 3
-    return root
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The licence project after its first index, with its instance's folder (do not modify: ``indexed`` copies)."""
+    return indexed_template(tmp_path_factory.mktemp("indexed"), index)
 
 
 @pytest.fixture
-def indexed(indexed_template: Path, tmp_path: Path) -> Iterator[tuple[Path, dg.DagsterInstance]]:
+def indexed(template: Path, tmp_path: Path) -> Iterator[tuple[Path, dg.DagsterInstance]]:
     """A copy of the indexed project and the instance of its first index, as if the test had just run it."""
-    root = Path(shutil.copytree(indexed_template, tmp_path / "indexed", symlinks=True))
-    with dg.instance_for_test(temp_dir=str(root / "dagster")) as inst:
-        yield root / "project", inst
+    with indexed_copy(template, tmp_path / "indexed") as copy:
+        yield copy
 
 
 def test_first_index_materializes_each_document_under_its_owner(project_dir, instance):

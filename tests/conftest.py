@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
+import shutil
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +30,26 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for index, item in enumerate(items):
         first_seen.setdefault(files[id(item)], index)
     items.sort(key=lambda item: (files[id(item)] not in slow_files, first_seen[files[id(item)]]))
+
+
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], object]) -> Path:
+    """``build(folder)`` run once per test run, however many test workers need it, and a copy of ``folder`` for
+    this worker (its tests may write there as in a folder built for them alone; copying costs milliseconds, the
+    builds seconds). Under ``scripts/test``'s workers each session fixture used to be built once per worker: the
+    first worker to get here builds in the run's base temporary folder, the other waits for it and copies it.
+    What ``build`` stores keeps pointing into the built folder (the retrieval store's document paths), which lives
+    as long as the run."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # parent: this run's, shared
+    built, done = shared / f"built-{name}", shared / f"built-{name}.done"
+    with open(shared / f"built-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not done.exists():
+            shutil.rmtree(built, ignore_errors=True)
+            built.mkdir()
+            build(built)
+            done.touch()
+    return Path(shutil.copytree(built, tmp_path_factory.mktemp(name) / name, symlinks=True))
 
 
 @pytest.fixture(scope="session")

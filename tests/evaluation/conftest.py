@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from right_rag_dagster.pipeline import pipeline
+from tests.conftest import built_once
 
 DOCUMENTS = ("Apache-2.0.txt", "MPL-2.0.txt", "fhs-3.0.pdf")
 QUESTIONS = [
@@ -28,15 +29,19 @@ QUESTIONS = [
 
 @pytest.fixture(scope="session")
 def indexed_project(tmp_path_factory: pytest.TempPathFactory, sample_documents: Path) -> Path:
-    """Project folder with ``eval/questions.jsonl``, a hashing embedder (no model download) and its index built."""
-    root = tmp_path_factory.mktemp("evaluation") / "project"
-    documents = root / "data" / "documents"
-    documents.mkdir(parents=True)
-    for name in DOCUMENTS:
-        shutil.copy(sample_documents / name, documents / name)
-    (root / "eval").mkdir()
-    (root / "eval" / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS),
-                                                   encoding="utf-8")
-    (root / "right_rag.toml").write_text('[right-rag.retrieval]\nembedder = "hashing:64"\n', encoding="utf-8")
-    pipeline(project_dir=root)
-    return root
+    """Project folder with ``eval/questions.jsonl``, a hashing embedder (no model download) and its index built
+    (once per test run, this worker's copy: ``built_once``)."""
+
+    def build(folder: Path) -> None:
+        root = folder / "project"
+        documents = root / "data" / "documents"
+        documents.mkdir(parents=True)
+        for name in DOCUMENTS:
+            shutil.copy(sample_documents / name, documents / name)
+        (root / "eval").mkdir()
+        (root / "eval" / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS),
+                                                       encoding="utf-8")
+        (root / "right_rag.toml").write_text('[right-rag.retrieval]\nembedder = "hashing:64"\n', encoding="utf-8")
+        pipeline(project_dir=root)
+
+    return built_once(tmp_path_factory, "evaluation", build) / "project"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import shutil
 import textwrap
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -61,3 +63,26 @@ def make_project(root: Path, documents: tuple[str, ...] = ("GPL-3.0.txt", "LGPL-
 @pytest.fixture
 def project_dir(tmp_path: Path) -> Path:
     return make_project(tmp_path / "project")
+
+
+def indexed_template(root: Path, first_index: Callable, **instance_options: bool) -> Path:
+    """``root/project`` (``make_project``) after ``first_index(project, instance)``, and ``root/dagster``, the
+    folder of the instance that ran it (closed). Shared by a module's tests through ``indexed_copy``."""
+    import dagster as dg
+
+    project = make_project(root / "project")
+    (root / "dagster").mkdir()
+    with dg.instance_for_test(temp_dir=str(root / "dagster"), **instance_options) as instance:
+        first_index(project, instance)
+    return root
+
+
+@contextmanager
+def indexed_copy(template: Path, destination: Path, **instance_options: bool) -> Iterator[tuple[Path, object]]:
+    """A copy of an ``indexed_template`` (project, store and the instance's folder): (project, the instance of its
+    first index, opened again), as if the test had just indexed it (copying costs milliseconds; an index, seconds)."""
+    import dagster as dg
+
+    root = Path(shutil.copytree(template, destination, symlinks=True))
+    with dg.instance_for_test(temp_dir=str(root / "dagster"), **instance_options) as instance:
+        yield root / "project", instance

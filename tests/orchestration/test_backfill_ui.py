@@ -37,6 +37,7 @@ from right_rag_dagster.orchestration.names import (
     units_key,
 )
 
+from .conftest import indexed_copy, indexed_template
 from .test_refresh import index_with_refresh
 
 DOCUMENTS = ["GPL-3.0.txt", "LGPL-3.0.txt", "Apache-2.0.txt"]
@@ -56,11 +57,28 @@ mutation LaunchPartitionBackfill($backfillParams: LaunchBackfillParams!) {
 """
 
 
+SYNCHRONOUS = {"synchronous_run_coordinator": True, "synchronous_run_launcher": True}
+
+
 @pytest.fixture
 def instance():
     # Synchronous coordinator and launcher: the daemon's run submission executes the run.
-    with dg.instance_for_test(synchronous_run_coordinator=True, synchronous_run_launcher=True) as inst:
+    with dg.instance_for_test(**SYNCHRONOUS) as inst:
         yield inst
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The licence project after `right-rag index` (documents and refresh), with its instance's folder (do not
+    modify: ``indexed`` copies it)."""
+    return indexed_template(tmp_path_factory.mktemp("indexed"), index_with_refresh, **SYNCHRONOUS)
+
+
+@pytest.fixture
+def indexed(template: Path, tmp_path: Path) -> Iterator[tuple[Path, dg.DagsterInstance]]:
+    """A copy of the indexed project and the instance that indexed it, as if the test had just run the index."""
+    with indexed_copy(template, tmp_path / "indexed", **SYNCHRONOUS) as copy:
+        yield copy
 
 
 @contextmanager
@@ -118,9 +136,9 @@ def check_evaluations(instance: dg.DagsterInstance, run_ids) -> set[str]:
             for e in instance.all_logs(run_id, of_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION)}
 
 
-def test_backfill_of_one_parser_after_its_edit_rematerializes_only_its_partitions(project_dir, instance):
+def test_backfill_of_one_parser_after_its_edit_rematerializes_only_its_partitions(indexed):
     """README: "backfill the parser's units/... asset; only documents that parser owns are re-parsed"."""
-    index_with_refresh(project_dir, instance)
+    project_dir, instance = indexed
     parser = project_dir / "spec" / "unit_parsers" / "gnu.py"
     parser.write_text(parser.read_text() + "\n# edited: a new code version, same units\n")
     runs_before = {r.run_id for r in instance.get_runs()}
@@ -137,9 +155,9 @@ def test_backfill_of_one_parser_after_its_edit_rematerializes_only_its_partition
     assert backfill.status == BulkActionStatus.COMPLETED_SUCCESS
 
 
-def test_backfill_of_one_parser_without_changes_completes(project_dir, instance):
+def test_backfill_of_one_parser_without_changes_completes(indexed):
     """The same backfill with nothing to redo (a plain "re-materialize" click in the UI)."""
-    index_with_refresh(project_dir, instance)
+    project_dir, instance = indexed
     with workspace(project_dir, instance) as context:
         backfill_id = launch_backfill(context, [GNU_UNITS], GNU_DOCUMENTS)
         backfill, runs = run_backfill_daemon(context, backfill_id)
@@ -169,11 +187,11 @@ def test_materialize_all_backfill_materializes_index_report_and_checks(project_d
     assert backfill.status == BulkActionStatus.COMPLETED_SUCCESS
 
 
-def test_backfill_of_a_chunkers_asset_rechunks_every_document(project_dir, instance):
+def test_backfill_of_a_chunkers_asset_rechunks_every_document(indexed):
     """After a chunker edit: its asset's partitions are every document, whichever parser owns it (Dagster refuses a
     backfill whose partitions depend on partitions that do not exist, so chunks must not ask every parser's units
     for every document)."""
-    index_with_refresh(project_dir, instance)
+    project_dir, instance = indexed
     with workspace(project_dir, instance) as context:
         backfill, runs = run_backfill_daemon(context, launch_backfill(context, [chunks_key("default")], DOCUMENTS))
     assert backfill.status == BulkActionStatus.COMPLETED_SUCCESS

@@ -1,7 +1,11 @@
-"""`right-rag index` semantics on a real Dagster instance: incremental runs, ownership, data versions, lineage."""
+"""`right-rag index` semantics on a real Dagster instance: incremental runs, ownership, data versions, lineage.
+
+Tests of what follows a first index start from ``indexed``: a copy of the licence project and of its Dagster
+instance's folder, indexed once for the module (copying costs milliseconds; the first index, seconds)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import dagster as dg
@@ -22,6 +26,8 @@ from right_rag_dagster.pipeline.plan import known_files, plan_index
 from right_rag_dagster.pipeline.scan import scan_documents
 from right_rag_dagster.project import Project
 from right_rag_dagster.store import Store
+
+from .conftest import indexed_copy, indexed_template
 
 
 def index(project_dir: Path, instance: dg.DagsterInstance):
@@ -54,6 +60,19 @@ def instance():
         yield inst
 
 
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The licence project after its first index, with its instance's folder (do not modify: ``indexed`` copies)."""
+    return indexed_template(tmp_path_factory.mktemp("indexed"), index)
+
+
+@pytest.fixture
+def indexed(template: Path, tmp_path: Path) -> Iterator[tuple[Path, dg.DagsterInstance]]:
+    """A copy of the indexed project and the instance of its first index, as if the test had just run it."""
+    with indexed_copy(template, tmp_path / "indexed") as copy:
+        yield copy
+
+
 def test_first_index_materializes_each_document_under_its_owner(project_dir, instance):
     plan = index(project_dir, instance)
     assert len(plan.new) == 3
@@ -75,16 +94,16 @@ def test_first_index_materializes_each_document_under_its_owner(project_dir, ins
     assert owners == {"GPL-3.0.txt": "gnu-licence", "LGPL-3.0.txt": "gnu-licence", "Apache-2.0.txt": "apache-licence"}
 
 
-def test_second_index_without_changes_launches_no_run(project_dir, instance):
-    index(project_dir, instance)
+def test_second_index_without_changes_launches_no_run(indexed):
+    project_dir, instance = indexed
     runs_before = len(instance.get_runs())
     plan = index(project_dir, instance)
     assert plan.is_empty and len(plan.unchanged) == 3
     assert len(instance.get_runs()) == runs_before
 
 
-def test_changed_file_is_reindexed_alone(project_dir, instance):
-    index(project_dir, instance)
+def test_changed_file_is_reindexed_alone(indexed):
+    project_dir, instance = indexed
     before = materialization_count(instance, RAW_TEXT_KEY)
     path = project_dir / "data" / "documents" / "Apache-2.0.txt"
     text = path.read_text()
@@ -103,10 +122,10 @@ def test_changed_file_is_reindexed_alone(project_dir, instance):
     assert '"EditUnit"' not in untouched
 
 
-def test_a_run_of_one_changed_file_opens_the_store_twice(project_dir, instance, monkeypatch):
+def test_a_run_of_one_changed_file_opens_the_store_twice(indexed, monkeypatch):
     """A run of a few documents holds the store file from its scan to its refresh, letting go only while the
     workers parse: an open costs 20-30 ms of CPU, and the run's steps opened the file ten times."""
-    index(project_dir, instance)
+    project_dir, instance = indexed
     path = project_dir / "data" / "documents" / "Apache-2.0.txt"
     path.write_text(path.read_text() + "\nOne more paragraph of the licence.\n")
     project = Project.load(project_dir)
@@ -124,10 +143,10 @@ def test_a_run_of_one_changed_file_opens_the_store_twice(project_dir, instance, 
                            "AND fulltext LIKE '%One more paragraph%'").fetchone()[0] == 1
 
 
-def test_editing_one_parser_changes_only_its_code_version_and_reparses_only_its_documents(project_dir, instance):
+def test_editing_one_parser_changes_only_its_code_version_and_reparses_only_its_documents(indexed):
     from right_rag_dagster.orchestration.definitions import build_definitions
 
-    index(project_dir, instance)
+    project_dir, instance = indexed
     graph_before = build_definitions(Project.load(project_dir)).resolve_asset_graph()
     apache = project_dir / "spec" / "unit_parsers" / "apache.py"
     apache.write_text(apache.read_text().replace('"unit_type": "section"', '"unit_type": "section", "edited": 1'))
@@ -144,8 +163,8 @@ def test_editing_one_parser_changes_only_its_code_version_and_reparses_only_its_
     assert materialization_count(instance, units_key("apache-licence")) == apache_before + 1
 
 
-def test_parser_edit_with_identical_units_does_not_rechunk(project_dir, instance):
-    index(project_dir, instance)
+def test_parser_edit_with_identical_units_does_not_rechunk(indexed):
+    project_dir, instance = indexed
     chunks_before = materialization_count(instance, chunks_key("default"))
     apache = project_dir / "spec" / "unit_parsers" / "apache.py"
     apache.write_text(apache.read_text() + "\n# a comment changes the version, not the units\n")
@@ -154,8 +173,8 @@ def test_parser_edit_with_identical_units_does_not_rechunk(project_dir, instance
     assert materialization_count(instance, chunks_key("default")) == chunks_before
 
 
-def test_removed_file_leaves_nothing_behind(project_dir, instance):
-    index(project_dir, instance)
+def test_removed_file_leaves_nothing_behind(indexed):
+    project_dir, instance = indexed
     (project_dir / "data" / "documents" / "LGPL-3.0.txt").unlink()
     plan = index(project_dir, instance)
     assert plan.removed == (("LGPL-3.0.txt", "LGPL-3.0.txt"),)
@@ -167,8 +186,8 @@ def test_removed_file_leaves_nothing_behind(project_dir, instance):
     assert owned(instance, "gnu-licence") == {"GPL-3.0.txt"}
 
 
-def test_a_document_that_changes_owner_moves_to_its_new_parsers_partitions(project_dir, instance):
-    index(project_dir, instance)
+def test_a_document_that_changes_owner_moves_to_its_new_parsers_partitions(indexed):
+    project_dir, instance = indexed
     documents = project_dir / "data" / "documents"
     (documents / "Apache-2.0.txt").write_text((documents / "LGPL-3.0.txt").read_text())
     index(project_dir, instance)
@@ -192,8 +211,8 @@ def test_unsupported_document_is_rejected_with_reason(project_dir, instance):
     assert "notes.txt" not in materialized(instance, chunks_key("default")) | materialized(instance, COVERAGE_KEY)
 
 
-def test_materializations_carry_code_and_data_versions(project_dir, instance):
-    index(project_dir, instance)
+def test_materializations_carry_code_and_data_versions(indexed):
+    project_dir, instance = indexed
     event = instance.get_latest_materialization_event(units_key("apache-licence"))
     tags = event.asset_materialization.tags
     assert tags["dagster/code_version"] == Project.load(project_dir).registry.version("unit_parsers", "apache-licence")
@@ -202,10 +221,10 @@ def test_materializations_carry_code_and_data_versions(project_dir, instance):
     assert event.asset_materialization.metadata["units_total"].value > 5
 
 
-def test_lineage_walks_from_chunk_to_run(project_dir, instance):
+def test_lineage_walks_from_chunk_to_run(indexed):
     from right_rag_dagster.store.lineage import walk
 
-    index(project_dir, instance)
+    project_dir, instance = indexed
     with Store(Project.load(project_dir).store_path).read() as con:
         chunk_id = con.execute("SELECT chunk_id FROM chunks WHERE document_id = 'GPL-3.0.txt' LIMIT 1").fetchone()[0]
         result = walk(con, chunk_id)

@@ -37,18 +37,25 @@ _SESSION: dict[str, Store] = {}
 
 
 def session_store(tmp_path_factory: pytest.TempPathFactory) -> Store:
-    """The development store, built once per test session: three development documents (copied from
-    data/documents) and a small Thai act written for the tests, chunked by ``default``, BM25-indexed."""
+    """The development store, built once per test run (``built_once``: each test worker reads its own copy):
+    three development documents (copied from data/documents) and a small Thai act written for the tests, chunked
+    by ``default``, BM25-indexed."""
     if "store" not in _SESSION:
-        documents = tmp_path_factory.mktemp("documents")
-        for name in DEV_FILES:
-            shutil.copy(REPO_ROOT / "data" / "documents" / name, documents / name)
-        (documents / "thai-act.txt").write_text(THAI_ACT, encoding="utf-8")
-        store = Store(tmp_path_factory.mktemp("store") / "right_rag.duckdb")
-        index_documents(documents, store)
-        build_search_index(store, "default")
-        store.checkpoint()
-        _SESSION["store"] = store
+        from tests.conftest import built_once
+
+        def build(folder: Path) -> None:
+            documents = folder / "documents"
+            documents.mkdir()
+            for name in DEV_FILES:
+                shutil.copy(REPO_ROOT / "data" / "documents" / name, documents / name)
+            (documents / "thai-act.txt").write_text(THAI_ACT, encoding="utf-8")
+            (folder / "store").mkdir()
+            store = Store(folder / "store" / "right_rag.duckdb")
+            index_documents(documents, store)
+            build_search_index(store, "default")
+            store.checkpoint()
+
+        _SESSION["store"] = Store(built_once(tmp_path_factory, "session-store", build) / "store" / "right_rag.duckdb")
     return _SESSION["store"]
 
 

@@ -12,7 +12,6 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-
 ERROR_LINE = re.compile(r"error|exception|traceback|killed", re.I)
 
 

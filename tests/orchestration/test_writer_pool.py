@@ -35,21 +35,27 @@ def child(code: str) -> tuple[subprocess.Popen, object]:
                             stderr=errors, text=True), errors
 
 
+def write_with_first_writer(pool: WriterProcesses, parts: list[WriterRange], **options) -> tuple[list[str], list[str]]:
+    """``write_ranges`` over two writers, then the run ids the first writer process wrote (its stderr, once it
+    exits), and the pool closed."""
+    first, errors = pool.children[0]
+    try:
+        failures = write_ranges(pool, parts, 2, "group", {}, **options)
+        first.stdin.close()
+        first.wait()
+        errors.seek(0)
+        return failures, errors.read().split()
+    finally:
+        pool.close()
+
+
 def test_a_writer_dead_before_its_first_range_loses_none() -> None:
     files = [DocumentFile(k, k, Path(k), 10, 0.0, k) for k in ("a", "b", "c", "d")]
     parts = [WriterRange(i, f"run-{i}", [f]) for i, f in enumerate(files)]
     pool = WriterProcesses(None, 0)  # type: ignore[arg-type]  (its children are given here)
     pool.children = [child(WRITER), child(DEAD)]
     pool.prepare()
-    live_errors = pool.children[0][1]
-    try:
-        failures = write_ranges(pool, parts, 2, "group", {})
-        pool.children[0][0].stdin.close()
-        pool.children[0][0].wait()
-        live_errors.seek(0)
-        written = live_errors.read().split()
-    finally:
-        pool.close()
+    failures, written = write_with_first_writer(pool, parts)
     (failure,) = failures
     assert "ImportError: spec/unit_parsers/broken.py failed" in failure
     assert sorted(written + [failure.split()[2].rstrip(":")]) == [p.run_id for p in parts]
@@ -60,7 +66,6 @@ def test_this_process_is_writer_0_and_a_range_it_fails_is_reported_while_the_oth
     parts = [WriterRange(i, f"run-{i}", [f]) for i, f in enumerate(files)]
     pool = WriterProcesses(None, 0)  # type: ignore[arg-type]  (its children are given here)
     pool.children = [child(WRITER)]
-    live_errors = pool.children[0][1]
     mine: list[tuple[str, str]] = []
 
     def local(run_id: str, tags: dict[str, str]) -> bool:
@@ -69,14 +74,7 @@ def test_this_process_is_writer_0_and_a_range_it_fails_is_reported_while_the_oth
             raise RuntimeError("parser exploded")
         return True
 
-    try:
-        failures = write_ranges(pool, parts, 2, "group", {}, local=local)
-        pool.children[0][0].stdin.close()
-        pool.children[0][0].wait()
-        live_errors.seek(0)
-        theirs = live_errors.read().split()
-    finally:
-        pool.close()
+    failures, theirs = write_with_first_writer(pool, parts, local=local)
     assert failures == [f"writer run {mine[0][0]}: RuntimeError: parser exploded"]
     assert mine and {writer for _, writer in mine} == {"0/2"} and theirs
     assert sorted([run_id for run_id, _ in mine] + theirs) == [p.run_id for p in parts]

@@ -87,11 +87,10 @@ class Identified:
 def identify(question: str, names: Iterable[DocumentNames]) -> Identified:
     """The documents ``question`` names (longest matches) and the question without those names."""
     words, places = _name_words(question)
-    names = tuple(names)
-    kept = _kept_spans(words, names)
+    found = _found_spans(words, names)
+    kept = _kept_spans(found)
     named = {doc: " ".join(words[a:b]) for doc, (a, b) in kept.items()}
-    said = {d.document_id: " ".join(" ".join(words[a:b]) for a, b in _spans(words, d)) for d in names
-            if d.document_id in kept}
+    said = {doc: " ".join(" ".join(words[a:b]) for a, b in found[doc]) for doc in kept}
     spans = set(kept.values())
     if len(spans) != 1 or places is None:
         return Identified(named, question, said)
@@ -105,7 +104,7 @@ def identify(question: str, names: Iterable[DocumentNames]) -> Identified:
 def named_documents(question: str, names: Iterable[DocumentNames]) -> dict[str, str]:
     """``document id -> the name it is called by`` for the documents the question names (longest matches)."""
     words, _ = _name_words(question)
-    kept = _kept_spans(words, names)
+    kept = _kept_spans(_found_spans(words, names))
     return {doc: " ".join(words[a:b]) for doc, (a, b) in kept.items()}
 
 
@@ -122,21 +121,23 @@ def _name_words(question: str) -> tuple[tuple[str, ...], list[tuple[int, int]] |
     return words, (places if tuple(tokens) == words else None)
 
 
-def _spans(words: tuple[str, ...], document: DocumentNames) -> list[tuple[int, int]]:
-    """Where the question's name tokens say one of the document's names, in the order they are said."""
-    return sorted({(start, start + len(name)) for name in document.names
-                   for start in range(len(words) - len(name) + 1) if words[start:start + len(name)] == name})
+def _found_spans(words: tuple[str, ...], names: Iterable[DocumentNames]) -> dict[str, list[tuple[int, int]]]:
+    """``document id -> where the question's name tokens say one of its names``, in the order they are said, for
+    the documents it names at all."""
+    found = {}
+    for document in names:
+        spans = {(start, start + len(name)) for name in document.names
+                 for start in range(len(words) - len(name) + 1) if words[start:start + len(name)] == name}
+        if spans:
+            found[document.document_id] = sorted(spans)
+    return found
 
 
-def _kept_spans(words: tuple[str, ...], names: Iterable[DocumentNames]) -> dict[str, tuple[int, int]]:
+def _kept_spans(found: dict[str, list[tuple[int, int]]]) -> dict[str, tuple[int, int]]:
     """Each named document's longest name in the question, the first said of equally long ones (a document's
     names are a set: without that rule, which of "nvidia-settings" and "libxnvctrl0" named it changed with the
     process's hash seed)."""
-    spans: dict[str, tuple[int, int]] = {}
-    for document in names:
-        found = _spans(words, document)
-        if found:
-            spans[document.document_id] = max(found, key=lambda span: (span[1] - span[0], -span[0]))
+    spans = {doc: max(said, key=lambda span: (span[1] - span[0], -span[0])) for doc, said in found.items()}
     return {doc: span for doc, span in spans.items()
             if not any(_inside(span, other) for other_doc, other in spans.items() if other_doc != doc)}
 

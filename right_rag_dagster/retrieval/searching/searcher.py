@@ -87,7 +87,8 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
         live = reorder_definitions(live, query, lambda c: _defined_term(index.chunks, c), lambda c: c.score,
                                    _defining_candidate, lambda c: _place(index.chunks, c))
     live = reorder_stanzas(live, query, lambda c: rows[index.chunks.row_of[c.chunk_id]][1],
-                           lambda c: _pattern_terms(index.chunks, c), lambda c: c.score, _stanza_candidate, names.said.get)
+                           lambda c: _pattern_terms(index.chunks, c), lambda c: c.score, _stanza_candidate,
+                           names.said.get)
     hits = [index.chunks.hit(c, rank, name) for rank, c in enumerate(live[:fetch], start=1)]
     return expand_to_units(store, hits)[:k] if expand else hits
 

@@ -50,5 +50,5 @@ def test_tapered_slices_shrink_and_keep_every_file() -> None:
     todo = [doc(k, 1000) for k in order]
     slices = contiguous_ranges(order, todo, 8, taper=True)
     work = [sum(estimated_work(f) for f in s) for s in slices]
-    assert len(slices) == 8 and work == sorted(work, reverse=True) and 1.6 < work[0] / work[-1] < 2.4
+    assert len(slices) == 8 and work == sorted(work, reverse=True) and 6 < work[0] / work[-1] < 10
     assert [f.partition_key for s in slices for f in s] == order

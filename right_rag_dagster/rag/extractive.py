@@ -3,10 +3,15 @@
 Retrieval's order is the strongest evidence there is, so the passages are read best rank first: the answer comes
 from the first passage whose best sentence covers nearly as much of the question as the best sentence anywhere
 (``RANK_TOLERANCE``), not from whichever sentence of the top hits shares most words. Within that passage it is one
-contiguous run of sentences (the best one, widened by neighbours that also match, that cover question terms it
-lacks, or, for the next sentence, that open by referring back to it, "Instead, they ...", or follow a heading, and,
-for the previous sentence, the one the quote opens by referring back to, "For this reason, ..."), so the quote is
-a span of the unit, cited once. A record (a copyright stanza) is read as one sentence. A question term counts by its BM25 weight (a licence's every passage says "License"; few
+contiguous run of sentences (the best one and the sentence after it, which so often holds the detail the best one
+announces ("GetCursorImage returns the image of the current cursor. The cursor image itself is returned as ... 32
+bits per pixel"), widened by neighbours that also match, that cover question terms it lacks, or, for the next
+sentence, that open by referring back to it, "Instead, they ...", or follow a heading, and, for the previous
+sentence, the one the quote opens by referring back to, "For this reason, ..."; a sentence of the passage that
+covers nearly as much as the best one, ``TIE_SHARE``, joins with the sentences between them when the run stays
+short), so the quote is a span of the unit. A second passage whose best sentence covers as much as the quote's
+(``SECOND_SHARE``) is quoted after it (``second_quote``): when two passages answer equally well, rank alone cannot
+say which holds the evidence. A record (a copyright stanza) is read as one sentence. A question term counts by its BM25 weight (a licence's every passage says "License"; few
 say "modified files"), and when passages are compared a passage's section path counts for half (a sentence
 under "3.18 /tmp: Temporary files" is about /tmp). Rows of a table, dot leaders and other lines without
 prose (code, dot leaders) are never quoted (a sentence that holds one keeps its prose lines), a label line over an
@@ -32,6 +37,11 @@ PIECE = 300
 HEADING_WEIGHT = 0.5
 MIN_GAIN = 0.05
 """A neighbour that adds question terms the quote lacks joins when they weigh at least this share of the question."""
+TIE_SHARE = 0.9
+"""A sentence of the quoted passage covering at least this share of the best sentence's coverage joins the quote
+(with the sentences between) when the run fits in ``max_chars``."""
+SECOND_SHARE = 0.95
+"""Another passage is quoted too when its best sentence covers at least this share of the quote's best coverage."""
 
 _CONTINUES = re.compile(r"^(?:instead|however|otherwise|therefore|thus|hence|then|also|in (?:that|this|such) case|"
                         r"for\s+(?:this|that|these|those)\s+reasons?|as\s+a\s+result|consequently|because\s+of\s+(?:this|that)|"
@@ -217,23 +227,64 @@ def _defines(sentence: str, weights: dict[str, float], total: float) -> float:
 def choose_quote(passages: Sequence[list[Sentence]], max_chars: int, max_sentences: int,
                  weights: dict[str, float] | None = None) -> Quote | None:
     """The run of sentences to quote: from the best-ranked passage that answers almost as well as any (passages
-    compared with their section paths), its sentence that covers most of the question (the first of equals), a
-    heading only when no other sentence covers any (a heading, "### PC/SC Lite License", says what the passage is
-    about, which its section path and document names already weigh: the quote is what it says)."""
+    compared with their section paths), its best sentence (``_best``), widened (``_widen``) and stretched over
+    the sentences that match nearly as well (``_with_ties``)."""
     best = max((s.grounded for sentences_ in passages for s in sentences_), default=0.0)
     if best <= 0:
         return None
     for sentences_ in passages:
         if sentences_ and max(s.grounded for s in sentences_) >= RANK_TOLERANCE * best:
-            top = max(sentences_, key=lambda s: (s.defines, not s.heading, s.share, s.grounded, -s.start))
-            return _widen(sentences_, sentences_.index(top), max_chars, max_sentences, weights or {})
+            top = _best(sentences_)
+            quote = _widen(sentences_, sentences_.index(top), max_chars, max_sentences, weights or {})
+            return _with_ties(sentences_, top, quote, max_chars, max_sentences)
     return None
+
+
+def second_quote(passages: Sequence[list[Sentence]], first: Quote, max_chars: int, max_sentences: int,
+                 weights: dict[str, float] | None = None) -> Quote | None:
+    """The run to quote after ``first`` from the best-ranked other passage whose best sentence covers at least
+    ``SECOND_SHARE`` of what ``first``'s best sentence covers, if any."""
+    quoted = [s.share for s in passages[first.number - 1] if first.start <= s.start and s.end <= first.end]
+    top = max(quoted, default=0.0)
+    if top <= 0:
+        return None
+    for sentences_ in passages:
+        if not sentences_ or sentences_[0].number == first.number:
+            continue
+        best = _best(sentences_)
+        if not best.heading and best.share >= SECOND_SHARE * top:
+            return _widen(sentences_, sentences_.index(best), max_chars, max_sentences, weights or {})
+    return None
+
+
+def _best(sentences_: list[Sentence]) -> Sentence:
+    """The sentence that covers most of the question (the first of equals), a heading only when no other covers
+    any (a heading, "### PC/SC Lite License", says what the passage is about, which its section path and document
+    names already weigh: the quote is what it says)."""
+    return max(sentences_, key=lambda s: (s.defines, not s.heading, s.share, s.grounded, -s.start))
+
+
+def _with_ties(sentences_: list[Sentence], top: Sentence, quote: Quote, max_chars: int, max_sentences: int) -> Quote:
+    """``quote`` stretched over the passage's other sentences that cover nearly as much as ``top`` (``TIE_SHARE``),
+    each only while the whole run keeps within ``max_chars`` and ``max_sentences``: of two sentences that match the
+    question alike, the later may be the one that answers it ("Literals or match lengths are compressed ..." and
+    "Distances are limited to 32K bytes, and lengths are limited to 258 bytes"). A definition stands alone."""
+    if top.defines or top.share <= 0:
+        return quote
+    start, end, share = quote.start, quote.end, quote.share
+    for s in sentences_:
+        if s is top or s.heading or s.share < TIE_SHARE * top.share:
+            continue
+        a, b = min(start, s.start), max(end, s.end)
+        if b - a <= max_chars and sum(a <= t.start and t.end <= b for t in sentences_) <= max_sentences:
+            start, end, share = a, b, max(share, s.grounded)
+    return Quote(quote.number, start, end, share)
 
 
 def _widen(sentences_: list[Sentence], index: int, max_chars: int, max_sentences: int,
            weights: dict[str, float]) -> Quote:
-    """The best sentence, then its neighbours that also match, add question terms it lacks, or (the next one)
-    continue it, nearest first, while the quote stays short."""
+    """The best sentence, then the one after it and its neighbours that also match, add question terms it lacks,
+    or (the next one) continue it, nearest first, while the quote stays short."""
     first = last = index
     best = sentences_[index]
     total = sum(weights.values())
@@ -245,6 +296,8 @@ def _widen(sentences_: list[Sentence], index: int, max_chars: int, max_sentences
         if i == last + 1 and (candidate.continues or sentences_[last].heading or sentences_[last].introduces):
             return True
         if i == first - 1 and sentences_[first].continues:
+            return True
+        if i == index + 1 and not candidate.heading:  # the detail the best sentence announces
             return True
         gain = sum(weights.get(t, 0.0) for t in candidate.terms - covered)
         return bool(total) and gain >= MIN_GAIN * total

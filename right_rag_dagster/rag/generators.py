@@ -21,7 +21,7 @@ from .evidence import (
     passage_terms,
     term_weights,
 )
-from .extractive import choose_quote, score_passages
+from .extractive import Quote, choose_quote, score_passages, second_quote
 from .llm import LLM, make_llm
 from .model import NOT_FOUND, Citation, Generated
 from .prompts import build_messages, cited_numbers, says_not_found
@@ -42,7 +42,7 @@ class ExtractiveGenerator(Generator):
     """Quotes the evidence with its citation; no model needed (the rules are in ``rag/extractive.py``).
 
     Reads the top ``passages`` hits best rank first and quotes one run of at most ``max_sentences`` sentences
-    (``max_chars`` characters) from the first that answers; says "Not found in the documents." when that passage
+    (``max_chars`` characters) from the first that answers, and one from a second passage that answers as well; says "Not found in the documents." when that passage
     (with its section path) holds less than ``min_coverage`` of the question's content terms. With a ``store`` the sentences are cut from the
     document text under each hit's span (not from a chunk header), and the citation carries the quote's exact
     character span in the document.
@@ -82,9 +82,16 @@ class ExtractiveGenerator(Generator):
         details = {"best_coverage": round(covered, 3), "terms": terms}
         if quote is None or covered < self.min_coverage:
             return Generated(NOT_FOUND, False, details=details)
+        second = second_quote(scored, quote, self.max_chars, self.max_sentences, weights)
+        citations = tuple(self._cite(q, top, texts) for q in ((quote,) if second is None else (quote, second)))
+        return Generated(" ".join(f"{c.quote} [{c.number}]" for c in citations), True, citations, details)
+
+    @staticmethod
+    def _cite(quote: Quote, top: Sequence[Hit], texts: Sequence[tuple[str, int | None]]) -> Citation:
+        """The citation of ``quote``: its text, whitespace folded, and its span in the document when known."""
+        text, base = texts[quote.number - 1]
         span = (base + quote.start, base + quote.end) if base is not None else (None, None)
-        citation = Citation(quote.number, top[quote.number - 1], " ".join(text[quote.start:quote.end].split()), *span)
-        return Generated(f"{citation.quote} [{citation.number}]", True, (citation,), details)
+        return Citation(quote.number, top[quote.number - 1], " ".join(text[quote.start:quote.end].split()), *span)
 
 
 class LLMGenerator(Generator):

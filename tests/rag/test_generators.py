@@ -21,6 +21,7 @@ from right_rag_dagster.rag.prompts import SYSTEM, build_messages, cited_numbers
 from right_rag_dagster.retrieval import ServiceError, search
 from right_rag_dagster.store import Store
 from right_rag_dagster.store.texts import read_texts
+from tests.conftest import REPO_ROOT
 from tests.rag.llm_server import running_server
 
 
@@ -197,10 +198,11 @@ def test_extractive_quote_takes_the_sentences_a_back_reference_points_to() -> No
 
     text = ("It appears that the arithmetic coding option is covered by patents. Hence it cannot legally be used "
             "without a licence. For this\nreason, support for arithmetic coding has been removed from the free "
-            "software. Other remarks follow.")
+            "software. The decoder is unchanged. Other remarks follow.")
     weights = {"arithmet": 3.2, "code": 1.1, "remov": 1.2, "free": 1.3, "softwar": 1.1}
     quote = choose_quote(score_passages(weights, [(text, "")]), 600, 5, weights)
     assert text[quote.start:quote.end].startswith("It appears that the arithmetic coding option is covered by patents")
+    assert text[quote.start:quote.end].endswith("The decoder is unchanged.")  # the sentence after the best one
     assert "Other remarks" not in text[quote.start:quote.end]
 
 
@@ -258,3 +260,55 @@ def test_extractive_quotes_what_a_passage_says_not_the_heading_that_names_it() -
     headings = "### PC/SC Lite License\n\n### Other notices\n"
     quote = choose_quote(score_passages(weights, [(headings, "")]), 600, 1, weights)
     assert headings[quote.start:quote.end] == "### PC/SC Lite License"
+
+
+def test_extractive_quote_takes_the_detail_the_best_sentence_announces() -> None:
+    """The sentence after the best one joins the quote: the answer to "why" is in "The reason is that ..." (zlib's
+    usage example), which shares no word with the question."""
+    from right_rag_dagster.rag.evidence import content_terms
+    from right_rag_dagster.rag.extractive import choose_quote, score_passages
+
+    text = ("We need to use feof() to check for end-of-file as opposed to seeing if fewer than CHUNK bytes have been "
+            "read. The reason is that if the input file length is an exact multiple of CHUNK, we will miss the fact "
+            "that we got to the end-of-file, and not know to tell deflate() to finish up the compressed stream. If "
+            "we are at the end of file, then flush is set to the zlib constant Z_FINISH.")
+    weights = dict.fromkeys(content_terms("Why does zpipe.c check feof() instead of whether fewer than CHUNK bytes "
+                                          "were read?"), 1.0)
+    quote = choose_quote(score_passages(weights, [(text, "")]), 600, 5, weights)
+    assert text[quote.start:quote.end].startswith("We need to use feof()")
+    assert text[quote.start:quote.end].endswith("finish up the compressed stream.")
+
+
+def test_extractive_quote_spans_the_sentences_that_match_the_question_alike() -> None:
+    """Of two sentences of a passage that cover the question nearly alike, the later one answers it: zlib's
+    algorithm.txt, "What limits does deflate put on match distances and lengths?" (the terms' BM25 weights)."""
+    from right_rag_dagster.rag.extractive import choose_quote, score_passages
+
+    text = (REPO_ROOT / "tests" / "fixtures" / "heldout7" / "documents" / "zlib-algorithm.txt").read_text()
+    text = text[:text.index("The trees are stored")]
+    weights = {"limit": 1.31, "deflat": 2.44, "put": 1.73, "match": 1.45, "distanc": 2.72, "length": 1.9}
+    quote = choose_quote(score_passages(weights, [(text, "")]), 600, 5, weights)
+    quoted = " ".join(text[quote.start:quote.end].split())
+    assert "Distances are limited to 32K bytes, and lengths are limited to 258 bytes." in quoted
+    assert quoted.endswith("match distances are compressed with another tree.") and len(quoted) <= 600
+
+
+def test_extractive_quotes_a_second_passage_that_answers_as_well_as_the_first() -> None:
+    """Two passages of the PAM MiniPolicy both say "common-session or common-session-noninteractive"; the second
+    says when to use which. Rank alone cannot tell them apart: both are quoted. An unrelated passage is not."""
+    from right_rag_dagster.rag.evidence import content_terms
+    from right_rag_dagster.rag.extractive import choose_quote, score_passages, second_quote
+
+    policy = REPO_ROOT / "tests" / "fixtures" / "heldout6" / "documents" / "pam-minipolicy.txt"
+    lines = policy.read_text().splitlines()
+    first, second = "\n".join(lines[22:29]), "\n".join(lines[30:34])
+    weights = dict.fromkeys(content_terms("When should a PAM service include common-session-noninteractive instead "
+                                          "of common-session?"), 1.0)
+    passages = score_passages(weights, [(first, ""), (second, "")])
+    quote = choose_quote(passages, 600, 5, weights)
+    assert quote is not None and quote.number == 1
+    other = second_quote(passages, quote, 600, 5, weights)
+    assert other is not None and other.number == 2
+    assert "non-interactive session" in second[other.start:other.end]
+    unrelated = score_passages(weights, [(first, ""), ("Each module is loaded from /lib/security.", "")])
+    assert second_quote(unrelated, choose_quote(unrelated, 600, 5, weights), 600, 5, weights) is None

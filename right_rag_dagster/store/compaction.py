@@ -38,8 +38,10 @@ MIN_BYTES = 16 * 2**20
 """Smaller files are left alone."""
 MEMORY_BUDGETS_MB = (64, 128, 256)
 """DuckDB's budgets for the copy, tried in turn while it runs out of memory: 64 MB copied the 1x store at 157 MB peak
-RSS (192 MB: 268 MB); a 7,100-file store (605 MB) needs 128 MB (a row group of 2,048 documents' text), copied at
-371 MB peak RSS in a process of its own."""
+RSS (192 MB: 268 MB); a 7,100-file store (605 MB) needed 128 MB, copied at 371 MB peak RSS in a process of its own.
+Both measured when a document's text was one row (a row group of 2,048 documents' text); with the texts in
+1,024-character pieces (migration 8) a 10x copy peaked at ~413 MB in the main process (``docs/performance.md``,
+sixth round); which budget it took was not recorded."""
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,13 @@ whose patterns the question covers best (the largest share of their words) comes
 none of them, it asks about the whole, and the unit for every file (``*``) comes first. The word "files" names
 no pattern ("talloc's files" is not ``stale_files.py``). Only the order of that
 document's units at the top changes: a question about anything else is left as it is.
+
+A unit that lists its fields (a ``fields`` attribute: the sample parser sets it from a stanza's field names) and
+carries no file patterns comes first for questions that name their document: a copyright file's header stanza
+(``Upstream-Name: zutty``, ``Comment: ... waf binary ...``) outranked its ``Files: waf waflib/* wscript`` stanza for
+"Which licence covers the waf build system files in zutty?". When the question asks for a field (its words, as BM25
+stems: "licence" is ``License``, "copyright" ``Copyright``) that the first unit lacks and units of its document
+with file patterns have, those units are compared as above and the best fitting one comes first.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from typing import Any, TypeVar
 from .bm25 import query_terms
 
 FILES_ATTRIBUTE = "files"
+FIELDS_ATTRIBUTE = "fields"
 _SEPARATE = re.compile(r"[/*.]|(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])")
 
 T = TypeVar("T")
@@ -39,6 +47,15 @@ def pattern_terms(attributes: dict[str, Any]) -> frozenset[str] | None:
     return frozenset(_terms(" ".join(str(p) for p in patterns)))
 
 
+def field_terms(attributes: dict[str, Any]) -> frozenset[str] | None:
+    """The stems of the words of a unit's field names (``Upstream-Name`` -> ``upstream``, ``name``), or None when
+    it lists none."""
+    fields = attributes.get(FIELDS_ATTRIBUTE)
+    if not isinstance(fields, list) or not fields:
+        return None
+    return frozenset(_terms(" ".join(str(f).replace("-", " ") for f in fields)))
+
+
 def _terms(text: str) -> list[str]:
     """BM25 stems of ``text`` with path parts, extensions, letters and digits apart (``src/GSM610/*`` is said
     "GSM 6.10", ``hangman.py`` "hangman.py")."""
@@ -47,16 +64,23 @@ def _terms(text: str) -> list[str]:
 
 def reorder(items: Sequence[T], question: str, document_of: Callable[[T], str],
             terms_of: Callable[[T], frozenset[str] | None], score_of: Callable[[T], float],
-            rescore: Callable[[T, float], T], name_of: Callable[[str], str | None] = lambda _: None) -> list[T]:
+            rescore: Callable[[T, float], T], name_of: Callable[[str], str | None] = lambda _: None,
+            fields_of: Callable[[T], frozenset[str] | None] = lambda _: None) -> list[T]:
     """``items`` (best first) with the unit whose file patterns fit the question best moved to the first place,
-    when the first item carries file patterns and a better fitting one of its document is among the items."""
-    if not items or terms_of(items[0]) is None:
+    when the first item carries file patterns, or lists fields none of which the question asks for while units
+    with file patterns have one (``fields_of``: the stems of a unit's field names), and a better fitting unit of its
+    document is among the items."""
+    if not items:
         return list(items)
     document = document_of(items[0])
-    # "files" says that the question is about files, never which ones: it matches no pattern (``stale_files.py``)
-    asked = set(_terms(question)) - set(_terms(name_of(document) or "")) - set(_terms(FILES_ATTRIBUTE))
+    name = set(_terms(name_of(document) or ""))
     stanzas = [(i, terms) for i, item in enumerate(items)
                if document_of(item) == document and (terms := terms_of(item)) is not None]
+    if terms_of(items[0]) is None and not _asks_what_they_hold(items, stanzas, set(_terms(question)) - name,
+                                                               fields_of):
+        return list(items)
+    # "files" says that the question is about files, never which ones: it matches no pattern (``stale_files.py``)
+    asked = set(_terms(question)) - name - set(_terms(FILES_ATTRIBUTE))
 
     def fit(terms: frozenset[str]) -> float:
         return len(terms & asked) / len(terms) if terms else 0.0
@@ -70,3 +94,13 @@ def reorder(items: Sequence[T], question: str, document_of: Callable[[T], str],
         return list(items)
     top = score_of(items[0])
     return [rescore(items[chosen], top), *(item for i, item in enumerate(items) if i != chosen)]
+
+
+def _asks_what_they_hold(items: Sequence[T], stanzas: list[tuple[int, frozenset[str]]], said: set[str],
+                         fields_of: Callable[[T], frozenset[str] | None]) -> bool:
+    """Whether the first item, which carries no file patterns, lists fields none of which the question says, while
+    a unit of its document with file patterns lists one it says."""
+    own = fields_of(items[0]) if stanzas else None
+    if own is None or said & own:
+        return False
+    return any(said & (fields_of(items[i]) or frozenset()) for i, _ in stanzas)

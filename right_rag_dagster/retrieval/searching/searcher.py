@@ -20,7 +20,7 @@ from .cold import cold_bm25
 from .definitions import asks_for_definition, defined_term
 from .definitions import reorder as reorder_definitions
 from .expand import expand_to_units
-from .file_patterns import FILES_ATTRIBUTE, pattern_terms
+from .file_patterns import FIELDS_ATTRIBUTE, FILES_ATTRIBUTE, field_terms, pattern_terms
 from .file_patterns import reorder as reorder_stanzas
 from .filters import filter_mask
 from .identity import (
@@ -62,7 +62,7 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
         hits = cold_bm25(store, f"{query} {extra}" if extra else query, chunker, max(k, DEPTH) if named else k)
         hits = reorder(hits, named, identity, _hit_document, _hit_score, _named_hit)
         hits = reorder_stanzas(hits, query, _hit_document, lambda h: pattern_terms(h.attributes), _hit_score,
-                               _stanza_hit, names.said.get)
+                               _stanza_hit, names.said.get, lambda h: field_terms(h.attributes))
         return _renumber(hits[:k])
     index = open_index(store, chunker)
     if not len(index.chunks):
@@ -88,7 +88,7 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
                                    _defining_candidate, lambda c: _place(index.chunks, c))
     live = reorder_stanzas(live, query, lambda c: rows[index.chunks.row_of[c.chunk_id]][1],
                            lambda c: _pattern_terms(index.chunks, c), lambda c: c.score, _stanza_candidate,
-                           names.said.get)
+                           names.said.get, lambda c: _field_terms(index.chunks, c))
     hits = [index.chunks.hit(c, rank, name) for rank, c in enumerate(live[:fetch], start=1)]
     return expand_to_units(store, hits)[:k] if expand else hits
 
@@ -130,6 +130,13 @@ def _place(chunks: ChunkTable, candidate: Candidate) -> tuple[str, int]:
 
 def _defining_candidate(candidate: Candidate, score: float, term: str) -> Candidate:
     return Candidate(candidate.chunk_id, score, {**candidate.details, "defines": term})
+
+
+def _field_terms(chunks: ChunkTable, candidate: Candidate) -> frozenset[str] | None:
+    attributes = chunks.rows[chunks.row_of[candidate.chunk_id]][13]
+    if not attributes or f'"{FIELDS_ATTRIBUTE}"' not in attributes:
+        return None
+    return field_terms(json.loads(attributes))
 
 
 def _pattern_terms(chunks: ChunkTable, candidate: Candidate) -> frozenset[str] | None:

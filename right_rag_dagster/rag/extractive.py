@@ -1,23 +1,22 @@
 """Which sentences an extractive answer quotes: from the best-ranked passage that answers, sentence by sentence.
 
-Retrieval's order is the strongest evidence there is, so the passages are read best rank first: the answer comes
-from the first passage whose best sentence covers nearly as much of the question as the best sentence anywhere
+Retrieval's order is the strongest evidence there is, so the passages are read best rank first: the answer comes from
+the first passage whose best sentence covers nearly as much of the question as the best sentence anywhere
 (``RANK_TOLERANCE``), not from whichever sentence of the top hits shares most words. Within that passage it is one
 contiguous run of sentences (the best one and the sentence after it, which so often holds the detail the best one
-announces ("GetCursorImage returns the image of the current cursor. The cursor image itself is returned as ... 32
-bits per pixel"), widened by neighbours that also match, that cover question terms it lacks, or, for the next
-sentence, that open by referring back to it, "Instead, they ...", or follow a heading, and, for the previous
-sentence, the one the quote opens by referring back to, "For this reason, ..."; a sentence of the passage that
-covers nearly as much as the best one, ``TIE_SHARE``, joins with the sentences between them when the run stays
-short), so the quote is a span of the unit. A second passage whose best sentence covers as much as the quote's
-(``SECOND_SHARE``) is quoted after it (``second_quote``): when two passages answer equally well, rank alone cannot
-say which holds the evidence. A record (a copyright stanza) is read as one sentence. A question term counts by its BM25 weight (a licence's every passage says "License"; few
-say "modified files"), and when passages are compared a passage's section path counts for half (a sentence
-under "3.18 /tmp: Temporary files" is about /tmp). Rows of a table, dot leaders and other lines without
-prose (code, dot leaders) are never quoted (a sentence that holds one keeps its prose lines), a label line over an
-indented body (a man page's option or field name) is a heading of its own, and a "sentence" longer than
-``MAX_SENTENCE`` (a long clause, a list without punctuation) is read in pieces of whole lines up to ``PIECE``
-characters.
+announces ("GetCursorImage returns the image of the current cursor. The cursor image itself is returned as ... 32 bits
+per pixel"), widened by neighbours that also match, that cover question terms it lacks, or, for the next sentence, that
+open by referring back to it, "Instead, they ...", or follow a heading, and, for the previous sentence, the one the
+quote opens by referring back to, "For this reason, ..."; a sentence of the passage that covers nearly as much as the
+best one, ``TIE_SHARE``, joins with the sentences between them when the run stays short), so the quote is a span of the
+unit. A second passage whose best sentence covers as much as the quote's (``SECOND_SHARE``) is quoted after it
+(``second_quote``): when two passages answer equally well, rank alone cannot say which holds the evidence. A record (a
+copyright stanza) is read as one sentence. A question term counts by its BM25 weight (a licence's every passage says
+"License"; few say "modified files"), and when passages are compared a passage's section path counts for half (a
+sentence under "3.18 /tmp: Temporary files" is about /tmp). Rows of a table, dot leaders and other lines without prose
+(code, dot leaders) are never quoted (a sentence that holds one keeps its prose lines), a label line over an indented
+body (a man page's option or field name) is a heading of its own, and a "sentence" longer than ``MAX_SENTENCE`` (a long
+clause, a list without punctuation) is read in pieces of whole lines up to ``PIECE`` characters.
 """
 
 from __future__ import annotations
@@ -177,7 +176,8 @@ def _lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 def _is_heading(sentence: str) -> bool:
     """A heading line quoted alone says nothing: a few words on one line without a final stop."""
-    return "\n" not in sentence.strip() and len(sentence.split()) <= 6 and not sentence.rstrip().endswith((".", "!", "?"))
+    one_line = "\n" not in sentence.strip()
+    return one_line and len(sentence.split()) <= 6 and not sentence.rstrip().endswith((".", "!", "?"))
 
 
 def _tabular(sentence: str) -> bool:

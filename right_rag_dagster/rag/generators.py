@@ -42,10 +42,10 @@ class ExtractiveGenerator(Generator):
     """Quotes the evidence with its citation; no model needed (the rules are in ``rag/extractive.py``).
 
     Reads the top ``passages`` hits best rank first and quotes one run of at most ``max_sentences`` sentences
-    (``max_chars`` characters) from the first that answers, and one from a second passage that answers as well; says "Not found in the documents." when that passage
-    (with its section path) holds less than ``min_coverage`` of the question's content terms. With a ``store`` the sentences are cut from the
-    document text under each hit's span (not from a chunk header), and the citation carries the quote's exact
-    character span in the document.
+    (``max_chars`` characters) from the first that answers, and one from a second passage that answers as well; says
+    "Not found in the documents." when that passage (with its section path) holds less than ``min_coverage`` of the
+    question's content terms. With a ``store`` the sentences are cut from the document text under each hit's span (not
+    from a chunk header), and the citation carries the quote's exact character span in the document.
     """
 
     def __init__(self, store: Store | None = None, passages: int = 3, max_sentences: int = 5,

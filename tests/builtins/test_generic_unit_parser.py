@@ -61,3 +61,16 @@ def test_stanzas_and_labelled_sections_of_copyright_files() -> None:
     labelled = _parse(SCALE / "krb5-locales.copyright")
     assert [u.topic for u in walk_units(labelled) if u.attributes["unit_type"] == "labelled_section"] == [
         "It was downloaded from", "Upstream Maintainers", "Copyright"]
+
+
+def test_roman_numbered_chapters_of_a_plain_text_manual() -> None:
+    """libpng's manual (tests/fixtures/heldout8): "I. Introduction" ... "XV. Coding style", each alone between blank
+    lines, were paragraphs of the front matter; its contents list (indented, lines together) stays front matter, and
+    its numbering's slip (XIII, XV, XV) is kept."""
+    units = _parse(TESTS / "fixtures" / "heldout8" / "documents" / "libpng-manual.txt")
+    chapters = [u.attributes.get("heading") for u in units if u.topic != "Front matter"]
+    assert chapters[:3] == ["I. Introduction", "II. Structures", "III. Reading"]
+    assert chapters[-3:] == ["XIII. Detecting libpng", "XV. Source code repository", "XV. Coding style"]
+    reading = next(u for u in units if u.attributes.get("heading") == "III. Reading")
+    assert any("png_sig_cmp()" in u.fulltext for u in walk_units([reading]))
+    assert units[0].topic == "Front matter" and "XIII. Detecting libpng" in units[0].fulltext  # the contents list

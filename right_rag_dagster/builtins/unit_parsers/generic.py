@@ -3,7 +3,7 @@
 Never selected by default and never routed to beside the domain parsers: a project enables it with
 ``[right-rag.pipeline] fallback_unit_parser = "generic"`` and it then takes only the documents every domain
 parser declines. It reads the structure the text shows without knowing the family: headings (Markdown ``#``,
-underlined, numbered ``2.1.``, ``Chapter 3``, short capitalised or ``Label:`` lines) nest in the order their
+underlined, numbered ``2.1.``, ``Chapter 3``, ``IV. Writing``, short capitalised or ``Label:`` lines) nest in the order their
 styles first appear; inside a section, each blank-line separated block is a ``stanza`` (``Field: value``
 lines), a ``definition`` (a term line over an indented body) or a ``paragraph``.
 """
@@ -23,6 +23,8 @@ _ATX = re.compile(r"^(#{1,6})[ \t]+(\S.*?)[ \t#]*$")
 _UNDERLINE = re.compile(r"^([=\-~^*#+])\1{2,}$")
 _NUMBERED = re.compile(r"^(?P<prefix>(?:Chapter|CHAPTER|Part|PART|Appendix|APPENDIX)[ \t\u00a0]+)?"
                        r"(?P<num>\d{1,3}(?:\.\d{1,3}){0,4})\.?[ \t\u00a0]+(?P<title>[A-Z/\"'“(`].*)$")
+_ROMAN = re.compile(r"^(?P<num>[IVXLC]{1,7})\.[ \t\u00a0]+(?P<title>[A-Z].{0,80}[^.:;,])$")
+_ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
 _LABEL = re.compile(r"^[A-Z][\w ()/,'-]{0,50}:$")
 _CAPS = re.compile(r"^[A-Z][A-Z0-9 ,&'/()-]{3,60}$")
 _FIELD = re.compile(r"^[A-Za-z][\w-]{0,40}:(?:[ \t]|$)")
@@ -81,6 +83,7 @@ def find_headings(text: str) -> list[Heading]:
     lines = _lines(text)
     found: list[Heading] = []
     previous_number: tuple[int, ...] | None = None
+    previous_roman = 0  # Roman-numbered chapters ("III. Reading") count up from I
     for index, (start, end) in enumerate(lines):
         line = text[start:end]
         stripped = line.strip()
@@ -98,6 +101,9 @@ def find_headings(text: str) -> list[Heading]:
                                  f"underline{below[0]}", number.group("num") if number else None))
         elif above or below:
             continue  # the remaining styles stand alone between blank lines (or open with a label)
+        elif (roman := _ROMAN.match(stripped)) and line == stripped and _counts_on(previous_roman, roman.group("num")):
+            previous_roman = _roman_value(roman.group("num")) or previous_roman
+            found.append(Heading(start, end, stripped, "roman"))  # nests by its style, not with "2.1."
         elif numbered and (numbered.group("prefix") or line == stripped) and not stripped.endswith((",", ";")):
             numbers = tuple(int(part) for part in numbered.group("num").split("."))
             if _follows(previous_number, numbers):
@@ -107,6 +113,29 @@ def find_headings(text: str) -> list[Heading]:
         elif line == stripped and (_LABEL.match(stripped) or _CAPS.match(stripped) and " " in stripped):
             found.append(Heading(start, end, stripped.rstrip(":"), "label" if stripped.endswith(":") else "caps"))
     return found
+
+
+def _counts_on(previous: int, numeral: str) -> bool:
+    """Whether a Roman-numbered heading continues the chapters before it: the next number, or one skipped or
+    repeated (libpng's manual goes XIII, XV, XV)."""
+    value = _roman_value(numeral)
+    return value is not None and (previous + 1 == value if previous == 0 else previous <= value <= previous + 2)
+
+
+def _roman_value(numeral: str) -> int | None:
+    """The value of a well-formed Roman numeral (``XIV`` -> 14), else None (``IIII``, ``VX``)."""
+    values = [_ROMAN_VALUES[c] for c in numeral]
+    total = sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))
+    return total if total > 0 and _roman(total) == numeral else None
+
+
+def _roman(value: int) -> str:
+    out = ""
+    for number, letters in ((100, "C"), (90, "XC"), (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"),
+                            (1, "I")):
+        while value >= number:
+            out, value = out + letters, value - number
+    return out
 
 
 def _follows(previous: tuple[int, ...] | None, numbers: tuple[int, ...]) -> bool:

@@ -3,9 +3,9 @@
 Never selected by default and never routed to beside the domain parsers: a project enables it with
 ``[right-rag.pipeline] fallback_unit_parser = "generic"`` and it then takes only the documents every domain
 parser declines. It reads the structure the text shows without knowing the family: headings (Markdown ``#``,
-underlined, numbered ``2.1.``, ``Chapter 3``, ``IV. Writing``, short capitalised or ``Label:`` lines) nest in the order their
-styles first appear; inside a section, each blank-line separated block is a ``stanza`` (``Field: value``
-lines), a ``definition`` (a term line over an indented body) or a ``paragraph``.
+underlined, numbered ``2.1.``, ``Chapter 3``, ``IV. Writing``, short capitalised or ``Label:`` lines) nest in
+the order their styles first appear; inside a section, each blank-line separated block is a ``stanza``
+(``Field: value`` lines), a ``definition`` (a term line over an indented body) or a ``paragraph``.
 """
 
 from __future__ import annotations
@@ -101,8 +101,9 @@ def find_headings(text: str) -> list[Heading]:
                                  f"underline{below[0]}", number.group("num") if number else None))
         elif above or below:
             continue  # the remaining styles stand alone between blank lines (or open with a label)
-        elif (roman := _ROMAN.match(stripped)) and line == stripped and _counts_on(previous_roman, roman.group("num")):
-            previous_roman = _roman_value(roman.group("num")) or previous_roman
+        elif (roman := _ROMAN.match(stripped)) and line == stripped and (
+                chapter := _next_chapter(previous_roman, roman.group("num"))):
+            previous_roman = chapter
             found.append(Heading(start, end, stripped, "roman"))  # nests by its style, not with "2.1."
         elif numbered and (numbered.group("prefix") or line == stripped) and not stripped.endswith((",", ";")):
             numbers = tuple(int(part) for part in numbered.group("num").split("."))
@@ -115,11 +116,13 @@ def find_headings(text: str) -> list[Heading]:
     return found
 
 
-def _counts_on(previous: int, numeral: str) -> bool:
-    """Whether a Roman-numbered heading continues the chapters before it: the next number, or one skipped or
-    repeated (libpng's manual goes XIII, XV, XV)."""
+def _next_chapter(previous: int, numeral: str) -> int | None:
+    """The numeral's value when a heading numbered with it continues the chapters before it (the next number, or
+    one skipped or repeated: libpng's manual goes XIII, XV, XV), else None."""
     value = _roman_value(numeral)
-    return value is not None and (previous + 1 == value if previous == 0 else previous <= value <= previous + 2)
+    if value is None or not (previous + 1 == value if previous == 0 else previous <= value <= previous + 2):
+        return None
+    return value
 
 
 def _roman_value(numeral: str) -> int | None:

@@ -73,14 +73,13 @@ def reorder(items: Sequence[T], question: str, document_of: Callable[[T], str],
     if not items:
         return list(items)
     document = document_of(items[0])
-    name = set(_terms(name_of(document) or ""))
+    said = set(_terms(question)) - set(_terms(name_of(document) or ""))
     stanzas = [(i, terms) for i, item in enumerate(items)
                if document_of(item) == document and (terms := terms_of(item)) is not None]
-    if terms_of(items[0]) is None and not _asks_what_they_hold(items, stanzas, set(_terms(question)) - name,
-                                                               fields_of):
+    if terms_of(items[0]) is None and not _asks_what_they_hold(items, stanzas, said, fields_of):
         return list(items)
     # "files" says that the question is about files, never which ones: it matches no pattern (``stale_files.py``)
-    asked = set(_terms(question)) - name - set(_terms(FILES_ATTRIBUTE))
+    asked = said - set(_terms(FILES_ATTRIBUTE))
 
     def fit(terms: frozenset[str]) -> float:
         return len(terms & asked) / len(terms) if terms else 0.0

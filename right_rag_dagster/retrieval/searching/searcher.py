@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -133,17 +134,20 @@ def _defining_candidate(candidate: Candidate, score: float, term: str) -> Candid
 
 
 def _field_terms(chunks: ChunkTable, candidate: Candidate) -> frozenset[str] | None:
-    attributes = chunks.rows[chunks.row_of[candidate.chunk_id]][13]
-    if not attributes or f'"{FIELDS_ATTRIBUTE}"' not in attributes:
-        return None
-    return field_terms(json.loads(attributes))
+    return _attribute_terms(chunks, candidate, FIELDS_ATTRIBUTE, field_terms)
 
 
 def _pattern_terms(chunks: ChunkTable, candidate: Candidate) -> frozenset[str] | None:
+    return _attribute_terms(chunks, candidate, FILES_ATTRIBUTE, pattern_terms)
+
+
+def _attribute_terms(chunks: ChunkTable, candidate: Candidate, key: str,
+                     terms: Callable[[dict], frozenset[str] | None]) -> frozenset[str] | None:
+    """``terms`` of the candidate's attributes, read only when they hold ``key`` (most chunks: no JSON to read)."""
     attributes = chunks.rows[chunks.row_of[candidate.chunk_id]][13]
-    if not attributes or f'"{FILES_ATTRIBUTE}"' not in attributes:  # most chunks: no JSON to read
+    if not attributes or f'"{key}"' not in attributes:
         return None
-    return pattern_terms(json.loads(attributes))
+    return terms(json.loads(attributes))
 
 
 def _stanza_candidate(candidate: Candidate, score: float) -> Candidate:

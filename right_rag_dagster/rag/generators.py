@@ -21,7 +21,7 @@ from .evidence import (
     passage_terms,
     term_weights,
 )
-from .extractive import Quote, choose_quote, score_passages, second_quote
+from .extractive import Quote, choose_quote, focus_weights, score_passages, second_quote
 from .llm import LLM, make_llm
 from .model import NOT_FOUND, Citation, Generated
 from .prompts import build_messages, cited_numbers, says_not_found
@@ -73,6 +73,7 @@ class ExtractiveGenerator(Generator):
         texts = [sources.get(hit.chunk_id, (hit.text, None)) for hit in top]
         weights = (term_weights(self.store, top[0].chunker, terms) if self.store is not None and top
                    else dict.fromkeys(terms, 1.0))
+        weights = focus_weights(question, weights)
         context = [self._context(hit) for hit in top]
         scored = score_passages(weights, [(text, where) for (text, _), where in zip(texts, context)],
                                 definition=asks_for_definition(question))

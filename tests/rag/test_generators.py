@@ -312,3 +312,67 @@ def test_extractive_quotes_a_second_passage_that_answers_as_well_as_the_first() 
     assert "non-interactive session" in second[other.start:other.end]
     unrelated = score_passages(weights, [(first, ""), ("Each module is loaded from /lib/security.", "")])
     assert second_quote(unrelated, choose_quote(unrelated, 600, 5, weights), 600, 5, weights) is None
+
+
+def test_focus_terms_are_the_words_that_say_what_kind_of_answer_is_asked_for() -> None:
+    from right_rag_dagster.rag.extractive import focus_terms
+
+    assert focus_terms("In what pixel format does GetCursorImage return the cursor image?") == ["pixel", "format"]
+    assert focus_terms("What error does ShowCursor generate?") == ["error"]
+    assert focus_terms("How many collaborators must approve a pull request?") == ["collabor"]
+    # no verb after them (a verb of the question itself), or no such word at all
+    assert focus_terms("What happens when BC_LINE_LENGTH is set to zero?") == []
+    assert focus_terms("What does the nocheck flag mean?") == []
+    assert focus_terms("Why must the UID 65535 never be used?") == []
+
+
+def test_extractive_quote_weighs_the_focus_of_the_question() -> None:
+    """"In what pixel format does GetCursorImage return the cursor image?": the sentence that names GetCursorImage
+    covers more of the question, the one that says "32 bits per pixel" answers it (XFIXES, the terms' BM25
+    weights)."""
+    from right_rag_dagster.rag.extractive import choose_quote, focus_weights, score_passages
+
+    lines = (REPO_ROOT / "tests" / "fixtures" / "heldout7" / "documents" / "fixesproto.txt").read_text().splitlines()
+    text = "\n".join(lines[194:220])
+    question = "In what pixel format does GetCursorImage return the cursor image?"
+    weights = {"pixel": 2.24, "format": 0.94, "getcursorimag": 2.83, "return": 1.71, "cursor": 2.24, "imag": 2.08}
+    quote = choose_quote(score_passages(weights, [(text, "")]), 600, 1, weights)
+    assert text[quote.start:quote.end].startswith("GetCursorImage returns the image")  # without the focus
+    focused = focus_weights(question, weights)
+    quote = choose_quote(score_passages(focused, [(text, "")]), 600, 1, focused)
+    assert text[quote.start:quote.end].startswith("The cursor image itself is returned as a single image at 32")
+
+
+def test_extractive_sentences_count_the_heading_line_they_sit_under() -> None:
+    """The OpenJDK licence's passage opens with the heading line '"CLASSPATH" EXCEPTION TO THE GPL': the clause under
+    it that answers "do I have to keep the exception?" says neither word, the sentence that names them does not
+    answer."""
+    from right_rag_dagster.rag import extractive
+    from right_rag_dagster.rag.extractive import choose_quote, score_passages
+
+    lines = (REPO_ROOT / "tests" / "fixtures" / "heldout3" / "documents" / "openjdk-LICENSE.txt").read_text()
+    text = "\n".join(lines.splitlines()[325:347])
+    weights = {"modifi": 1.08, "librari": 0.95, "gpl": 1.44, "v2": 1.96, "classpath": 3.24, "except": 1.53,
+               "keep": 2.76, "version": 0.28}
+    quote = choose_quote(score_passages(weights, [(text, "")]), 600, 1, weights)
+    assert " ".join(text[quote.start:quote.end].split()).startswith("If you modify this library, you may extend")
+    saved = extractive.UNDER_WEIGHT
+    try:
+        extractive.UNDER_WEIGHT = 0.0
+        quote = choose_quote(score_passages(weights, [(text, "")]), 600, 1, weights)
+    finally:
+        extractive.UNDER_WEIGHT = saved
+    assert text[quote.start:quote.end].startswith("Certain source files distributed by Oracle")
+
+
+def test_extractive_quote_opens_with_the_sentence_a_therefore_follows_from() -> None:
+    """The best sentence opens with "Therefore": the sentence before it joins first, even when the sentence after it
+    matches more of the question and only two fit."""
+    from right_rag_dagster.rag.extractive import choose_quote, score_passages
+
+    text = ("The cache holds every reply for an hour. Therefore, a stale reply can be served for up to an hour. "
+            "Stale replies are served only when the upstream server cannot be reached. Other remarks follow.")
+    weights = {"stale": 2.0, "repli": 1.0, "serv": 1.5, "hour": 1.0}
+    quote = choose_quote(score_passages(weights, [(text, "")]), 600, 2, weights)
+    assert text[quote.start:quote.end] == ("The cache holds every reply for an hour. Therefore, a stale reply can be "
+                                           "served for up to an hour.")

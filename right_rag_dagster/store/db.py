@@ -12,6 +12,7 @@ short successive steps can share one open file (``Store.session``): opening a Du
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import os
 import random
@@ -42,11 +43,18 @@ CHECKPOINT_MEMORY_MB = 512
 transaction's own budget, failed: a checkpoint rewrites the row groups that lost rows, and under 128 MB one failed
 fatally after re-indexing 710 of 7,100 files. Given up front, DuckDB filled it with cached blocks: the 10x index
 peaked at 2.1x the 1x memory."""
-DOCUMENT_TABLES = frozenset({"document_texts"})
-"""Tables whose rows hold documents' text: compaction writes them in row groups of ``DOCUMENT_ROW_GROUP_ROWS``
-rows instead of DuckDB's 122,880 (``copy_and_swap``)."""
-DOCUMENT_ROW_GROUP_ROWS = 16384
-"""16 MB of text at most in pieces of 1,024 characters (``texts.PIECE_CHARS``), mostly ASCII."""
+FOLD_MEMORY_MB = 64
+"""DuckDB's budget for folding the log into the file between a run's batches (``_fold_log``; the configured budget
+when lower). The fold writes the log's rows and the last row groups, a row group at a time, and needs no cache:
+under the 128 MB budget, folds set the peak of a 7,100-file index (main process 568 MB, 521 MB at 64 MB; no fold
+needed the larger retry budget)."""
+ROW_GROUP_ROWS = 16384
+"""Rows per row group of every table, instead of DuckDB's 122,880 (``ATTACH ... (ROW_GROUP_SIZE n)``, given at every
+open: DuckDB does not keep it in the file). A checkpoint rewrites the last row group of every table a write appended
+to, whole: with 122,880 rows, that was up to ~120 MB of chunk text per fold once the store had that many chunks,
+so a large store's folds took more memory than a small one's (10x corpus: the main process peaked at 622 MB against
+~410 MB at 1x; the file grew by ~100 MB at each fold). At 16,384 rows (~16 MB of text, pieces of 1,024 characters
+for documents' text) a fold rewrites at most that, whatever the store's size."""
 CHECKPOINT_WAL_BYTES = 16 * 2**20
 """A write that leaves a longer log folds it into the file right after its commit (DuckDB's own
 ``checkpoint_threshold`` is off: its checkpoint inside the commit cannot be tried again with more memory). Every
@@ -78,6 +86,41 @@ transaction takes a cursor of it, its own connection."""
 _lakes_lock = threading.Lock()
 _lakes_current: set[LakeSettings] = set()
 """Lakes this process found, or migrated, at ``SCHEMA_VERSION``: their version is not read again."""
+
+
+def connect_file(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """A connection whose default database is the DuckDB file ``path``, attached with ``ROW_GROUP_ROWS``.
+
+    The file is attached to an in-memory DuckDB named after it (and the mode), which every connection of this
+    process to the file shares, as ``duckdb.connect(path)`` shares one instance per file: the file stays open (and
+    locked) while any of them is, and is let go when the last one closes. Its catalog is named as
+    ``duckdb.connect`` names it, after the file's stem."""
+    path = path.resolve()
+    mode = "ro" if read_only else "rw"
+    digest = hashlib.sha256(str(path).encode("utf-8")).hexdigest()[:16]
+    con = duckdb.connect(f":memory:right_rag_{mode}_{digest}")
+    try:
+        alias = _catalog_name(path)
+        options = f"{'READ_ONLY, ' if read_only else ''}ROW_GROUP_SIZE {ROW_GROUP_ROWS}"
+        con.execute(f"ATTACH IF NOT EXISTS {literal(str(path))} AS {alias} ({options})")
+        con.execute(f"SET temp_directory = {literal(str(path) + '.tmp')}")  # where a file database spills
+        return use_file(con, path)
+    except BaseException:
+        con.close()
+        raise
+
+
+def use_file(con: duckdb.DuckDBPyConnection, path: Path) -> duckdb.DuckDBPyConnection:
+    """``con`` (or a cursor of a ``connect_file`` connection) with the file's catalog as its default."""
+    con.execute(f"USE {_catalog_name(path.resolve())}")
+    return con
+
+
+def _catalog_name(path: Path) -> str:
+    stem = re.sub(r"\W", "_", path.stem) or "store"
+    if stem.lower() in {"memory", "system", "temp", "main"} or stem[0].isdigit():
+        stem = f"store_{stem}"
+    return f'"{stem}"'
 
 
 def _is_lock_error(exc: BaseException) -> bool:
@@ -156,9 +199,9 @@ class Store:
             try:
                 held = self._session_connection(key) if key is not None else None
                 if held is not None:
-                    con = held.cursor()
+                    con = use_file(held.cursor(), self.path)
                 else:
-                    con = self._lake_cursor() if self.lake else duckdb.connect(str(self.path), read_only=read_only)
+                    con = self._lake_cursor() if self.lake else connect_file(self.path, read_only=read_only)
                 con.execute(f"SET memory_limit = {limit}")
                 # DuckDB's allocator keeps freed memory for reuse up to 128 MB by default; a store opened for
                 # many short transactions then holds that much for nothing between them.
@@ -184,7 +227,7 @@ class Store:
                 return None
             con = _sessions[key]
             if con is None:
-                con = _sessions[key] = duckdb.connect(str(key))
+                con = _sessions[key] = connect_file(key)
             return con
 
     def in_session(self) -> bool:
@@ -297,6 +340,7 @@ class Store:
             return con
         try:
             con.execute("SET threads = 1")  # one row group in memory at a time
+            con.execute(f"SET memory_limit = '{min(FOLD_MEMORY_MB, megabytes(memory_limit())):.0f}MiB'")
             con.execute("CHECKPOINT")
             return con
         except duckdb.Error as exc:
@@ -417,18 +461,13 @@ class Store:
 
                 load_extension(con, "vss")
                 con.execute("SET hnsw_enable_experimental_persistence = true")
-            # Tables of whole documents' text go first, in row groups of a few thousand rows: DuckDB builds a row
-            # group in memory, and the documents of a 7,100-file store in one took 170 MB more than the budget.
-            con.execute(f"ATTACH {literal(str(fresh))} AS compacted (ROW_GROUP_SIZE {DOCUMENT_ROW_GROUP_ROWS})")
+            # DuckDB builds a row group in memory: in its default 122,880 rows, the documents' text of a 7,100-file
+            # store took 170 MB more than the budget (ROW_GROUP_ROWS).
+            con.execute(f"ATTACH {literal(str(fresh))} AS compacted (ROW_GROUP_SIZE {ROW_GROUP_ROWS})")
             con.execute(f"COPY FROM DATABASE {name} TO compacted (SCHEMA)")
             tables = [row[0] for row in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = ? "
                                                     "ORDER BY table_name", [name]).fetchall()]
-            for table in (t for t in tables if t in DOCUMENT_TABLES):
-                con.execute(f'INSERT INTO compacted."{table}" SELECT * FROM "{name}"."{table}"')
-            con.execute("CHECKPOINT compacted")
-            con.execute("DETACH compacted")
-            con.execute(f"ATTACH {literal(str(fresh))} AS compacted")
-            for table in (t for t in tables if t not in DOCUMENT_TABLES):
+            for table in tables:
                 con.execute(f'INSERT INTO compacted."{table}" SELECT * FROM "{name}"."{table}"')
                 # one table's new rows in memory at a time; after the last, no log is left behind the swap
                 con.execute("CHECKPOINT compacted")

@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import dagster as dg
-import duckdb
 import pytest
 
 from right_rag_dagster.orchestration.local import run_local
@@ -26,6 +25,7 @@ from right_rag_dagster.pipeline.plan import known_files, plan_index
 from right_rag_dagster.pipeline.scan import scan_documents
 from right_rag_dagster.project import Project
 from right_rag_dagster.store import Store
+from right_rag_dagster.store import db as store_db
 
 from .conftest import indexed_copy, indexed_template
 
@@ -133,9 +133,9 @@ def test_a_run_of_one_changed_file_opens_the_store_twice(indexed, monkeypatch):
     files = scan_documents(project.documents_dir, known_files(store))
     plan = plan_index(Indexer(project), store, files)
     opened: list[str] = []
-    connect = duckdb.connect
-    monkeypatch.setattr(duckdb, "connect", lambda database, *args, **kwargs: (
-        opened.append(str(database)), connect(database, *args, **kwargs))[1])
+    connect = store_db.connect_file
+    monkeypatch.setattr(store_db, "connect_file", lambda path, *args, **kwargs: (
+        opened.append(str(path)), connect(path, *args, **kwargs))[1])
     run_local(project, plan, [f.partition_key for f in files], refresh=True, instance=instance)
     assert [Path(p).resolve() for p in opened].count(project.store_path.resolve()) == 2, opened
     with store.read() as con:

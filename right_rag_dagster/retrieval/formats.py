@@ -9,13 +9,14 @@ from collections.abc import Sequence
 
 from ..store import Store
 from ..store.search_tables import read_state
-from .indexed_text import INDEXED_TEXT_VERSION
+from .indexed_text import HEADING_VERSION, INDEXED_TEXT_VERSION
 from .tokenize import TOKENIZER_VERSION
 
 STOPWORDS_VERSION = "2"
 """fts's English list less ``stopwords.KEPT`` ("name"); 1 was fts's list."""
 
-BM25_FORMAT = f"{TOKENIZER_VERSION}+text-{INDEXED_TEXT_VERSION}+stop-{STOPWORDS_VERSION}+tf-postings-1"
+BM25_FORMAT = (f"{TOKENIZER_VERSION}+text-{INDEXED_TEXT_VERSION}+stop-{STOPWORDS_VERSION}+tf-postings-1"
+               f"+heading-{HEADING_VERSION}")
 """Stored as a BM25 index's model: a different tokenizer, stopword list, indexed-text rule or table layout makes
 the next build start over (``right-rag index`` finds the index outdated and rebuilds it; no migration step)."""
 

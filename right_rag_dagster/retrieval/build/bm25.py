@@ -39,6 +39,7 @@ from ...store.search_tables import (
 )
 from ...store.staged_terms import has_staged_terms
 from ..formats import BM25_FORMAT, K1, B
+from ..indexed_text import bm25_text
 from ..stopwords import ENGLISH_STOPWORDS
 from .pending import ChunkText, PendingChunks
 from .terms import text_terms
@@ -126,7 +127,7 @@ LEGACY_TOKENS_SUFFIX = "_tokens"
 
 
 def _terms_row(row: ChunkText) -> tuple[str, str, str, int]:
-    return (row.chunk_id, row.text_hash, *text_terms(row.text))
+    return (row.chunk_id, row.text_hash, *text_terms(bm25_text(row.heading, row.text)))
 
 
 def prepare_live(con: Connection, chunker: str) -> bool:

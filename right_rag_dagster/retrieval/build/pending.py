@@ -15,16 +15,18 @@ from ...store.chunk_reads import (
     stale_chunks,
 )
 from ...store.search_tables import Connection
-from ..indexed_text import indexed_text
+from ..indexed_text import indexed_text, own_heading
 
 
 @dataclass(frozen=True)
 class ChunkText:
-    """A chunk as an index sees it: its id, the hash of its indexed text, and that text."""
+    """A chunk as an index sees it: its id, the hash of its indexed text, that text, and the heading it sits under
+    (which BM25 counts once more: ``indexed_text.bm25_text``)."""
 
     chunk_id: str
     text_hash: str
     text: str
+    heading: str = ""
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,7 @@ class PendingChunks:
         if not chunk_ids:
             return []
         rows = chunk_texts(con, self.chunker, chunk_ids)
-        by_id = {chunk_id: ChunkText(chunk_id, digest, indexed_text(section_path, fulltext))
+        by_id = {chunk_id: ChunkText(chunk_id, digest, indexed_text(section_path, fulltext),
+                                     own_heading(section_path))
                  for chunk_id, digest, section_path, fulltext in rows}
         return [by_id[chunk_id] for chunk_id in chunk_ids if chunk_id in by_id]

@@ -42,6 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from ..pipeline.heap import limit_arenas
+
+    limit_arenas()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):

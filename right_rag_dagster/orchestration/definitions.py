@@ -3,8 +3,10 @@ the project's ``Definitions`` in ``defs``, built when the module is imported (``
 
 from __future__ import annotations
 
+from ..pipeline.heap import limit_arenas
 from .project_definitions import build_definitions
 
 __all__ = ["build_definitions", "defs"]
 
+limit_arenas()  # a Dagster process loading the code location (the run worker that indexes, among them)
 defs = build_definitions()

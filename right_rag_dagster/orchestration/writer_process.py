@@ -161,4 +161,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    from ..pipeline.heap import limit_arenas
+
+    limit_arenas()
     sys.exit(main())

@@ -13,13 +13,14 @@ from functools import cache
 
 
 @cache
-def _malloc_trim():  # noqa: ANN202 - a ctypes function, or None
+def _glibc(name: str):  # noqa: ANN202 - a ctypes function, or None
+    """glibc's function ``name`` (``malloc_trim``, ``mallopt``), or None off Linux and in C libraries without it
+    (musl has neither)."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        return libc.malloc_trim
-    except (OSError, AttributeError):  # musl and other C libraries have no malloc_trim
+        return getattr(ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6"), name)
+    except (OSError, AttributeError):
         return None
 
 
@@ -31,28 +32,18 @@ kept one, and a 10x full index's main process sat at ~384 MB between batches ins
 _M_ARENA_MAX = -8
 
 
-@cache
-def _mallopt():  # noqa: ANN202 - a ctypes function, or None
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").mallopt
-    except (OSError, AttributeError):
-        return None
-
-
 def limit_arenas() -> bool:
     """Cap glibc's malloc arenas at ``ARENAS`` for this process (unless ``MALLOC_ARENA_MAX`` already says how many);
     called where our processes start, before their threads. False where there is no such call."""
     if "MALLOC_ARENA_MAX" in os.environ:
         return False
-    mallopt = _mallopt()
+    mallopt = _glibc("mallopt")
     return bool(mallopt is not None and mallopt(_M_ARENA_MAX, ARENAS))
 
 
 def trim_heap() -> bool:
     """Release the heap's free pages (glibc's ``malloc_trim``); False where there is no such call."""
-    trim = _malloc_trim()
+    trim = _glibc("malloc_trim")
     if trim is None:
         return False
     trim(0)

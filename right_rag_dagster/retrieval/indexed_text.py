@@ -38,10 +38,11 @@ def section_parts(section_path: Sequence[str] | str | None) -> list[str]:
     return [str(part).strip() for part in path if str(part).strip()]
 
 
-def own_heading(section_path: Sequence[str] | str | None) -> str:
-    """The heading a chunk sits under: its section path's last part ("" when it has none)."""
+def heading_and_text(section_path: Sequence[str] | str | None, fulltext: str) -> tuple[str, str]:
+    """The heading a chunk sits under (its section path's last part, "" when it has none) and its indexed text, the
+    path parsed once (a stored path is JSON text)."""
     parts = section_parts(section_path)
-    return parts[-1] if parts else ""
+    return (parts[-1] if parts else ""), indexed_text(parts, fulltext)
 
 
 def bm25_text(heading: str, text: str) -> str:

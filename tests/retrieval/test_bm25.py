@@ -15,7 +15,7 @@ from right_rag_dagster.retrieval.build import bm25 as bm25_index
 from right_rag_dagster.retrieval.build.bm25 import FTS_OPTIONS, create_stopword_table, drop_bm25
 from right_rag_dagster.retrieval.build.pending import PendingChunks
 from right_rag_dagster.retrieval.build.terms import chunk_terms
-from right_rag_dagster.retrieval.indexed_text import bm25_text, indexed_text, own_heading
+from right_rag_dagster.retrieval.indexed_text import bm25_text, heading_and_text, indexed_text
 from right_rag_dagster.retrieval.searching.cold import cold_bm25
 from right_rag_dagster.retrieval.searching.snapshot import clear_cache, first_search
 from right_rag_dagster.retrieval.stopwords import ENGLISH_STOPWORDS, FTS_ENGLISH_STOPWORDS, KEPT
@@ -58,7 +58,7 @@ def test_scores_equal_fts_match_bm25(built_store: Store) -> None:
     load_extension(reference, "fts")
     reference.execute("CREATE TABLE docs (chunk_id VARCHAR, tokens VARCHAR)")
     reference.executemany("INSERT INTO docs VALUES (?, ?)",
-                          [(chunk_id, token_text(bm25_text(own_heading(path), indexed_text(path, text))))
+                          [(chunk_id, token_text(bm25_text(*heading_and_text(path, text))))
                            for chunk_id, path, text in rows])
     create_stopword_table(reference)
     reference.execute(f"PRAGMA create_fts_index('docs', 'chunk_id', 'tokens', {FTS_OPTIONS})")
@@ -291,9 +291,10 @@ def test_bm25_counts_a_chunks_own_heading_once_more() -> None:
 
     path = ["3 The Root Filesystem", "3.13 /opt", "3.13.1 Purpose"]
     body = "3.13.1. Purpose\n/opt is reserved for the installation of add-on application software packages."
-    assert own_heading(path) == own_heading('["3 The Root Filesystem", "3.13 /opt", "3.13.1 Purpose"]') == \
-        "3.13.1 Purpose"
-    assert bm25_text(own_heading(path), indexed_text(path, body)).startswith("3.13.1 Purpose\n3 The Root Filesystem")
+    heading, text = heading_and_text(path, body)
+    assert (heading, text) == heading_and_text('["3 The Root Filesystem", "3.13 /opt", "3.13.1 Purpose"]', body)
+    assert heading == "3.13.1 Purpose" and text == indexed_text(path, body)
+    assert bm25_text(heading, text).startswith("3.13.1 Purpose\n3 The Root Filesystem")
     terms, _ = chunk_terms(path, body)
     assert terms.split().count("purpose") == 3  # the heading, the path, the body's own heading line
-    assert bm25_text("", "text") == "text" and own_heading([]) == ""
+    assert bm25_text("", "text") == "text" and heading_and_text([], "text") == ("", "text")

@@ -15,7 +15,7 @@ from ...store.chunk_reads import (
     stale_chunks,
 )
 from ...store.search_tables import Connection
-from ..indexed_text import indexed_text, own_heading
+from ..indexed_text import heading_and_text
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,8 @@ class PendingChunks:
         if not chunk_ids:
             return []
         rows = chunk_texts(con, self.chunker, chunk_ids)
-        by_id = {chunk_id: ChunkText(chunk_id, digest, indexed_text(section_path, fulltext),
-                                     own_heading(section_path))
-                 for chunk_id, digest, section_path, fulltext in rows}
+        by_id = {}
+        for chunk_id, digest, section_path, fulltext in rows:
+            heading, text = heading_and_text(section_path, fulltext)
+            by_id[chunk_id] = ChunkText(chunk_id, digest, text, heading)
         return [by_id[chunk_id] for chunk_id in chunk_ids if chunk_id in by_id]

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..indexed_text import bm25_text, indexed_text, own_heading
+from ..indexed_text import bm25_text, heading_and_text
 from ..stopwords import ENGLISH_STOPWORDS
 from ..tokenize import tokenize
 
 
 def chunk_terms(section_path: Sequence[str] | str | None, fulltext: str) -> tuple[str, int]:
     """(space-joined terms before stemming, number of tokens) of what BM25 reads of a chunk (``bm25_text``)."""
-    return text_terms(bm25_text(own_heading(section_path), indexed_text(section_path, fulltext)))
+    return text_terms(bm25_text(*heading_and_text(section_path, fulltext)))
 
 
 def text_terms(text: str) -> tuple[str, int]:

@@ -111,8 +111,7 @@ class DomainChunkParser(ChunkParser):
         unit, text = block.unit, block.text
         header = chunk_header(unit)
         role = "rationale" if _RATIONALE.match(text) else unit.attributes.get("role")
-        attributes = {k: v for k, v in unit.attributes.items()
-                      if k not in _NOT_COPIED and len(json.dumps(v, ensure_ascii=False)) <= MAX_COPIED_CHARS}
+        attributes = {k: v for k, v in unit.attributes.items() if k not in _NOT_COPIED and _copied(v)}
         return Chunk(
             id=chunk_id_for(unit.id, self.parser_name, ordinal),
             document_id=unit.document_id,
@@ -127,6 +126,21 @@ class DomainChunkParser(ChunkParser):
             source_start=block.spans[0][0],
             source_end=block.spans[-1][1],
         )
+
+
+def _copied(value: object) -> bool:
+    """True when ``value`` is short enough as JSON (``MAX_COPIED_CHARS``) to be copied into each chunk."""
+    return _json_bound(value) <= MAX_COPIED_CHARS or len(json.dumps(value, ensure_ascii=False)) <= MAX_COPIED_CHARS
+
+
+def _json_bound(value: object) -> int:
+    """An upper bound of ``len(json.dumps(value))`` for strings and lists of them, without encoding (a character
+    is at most 6 in JSON); anything else is "unknown" (above every limit)."""
+    if isinstance(value, str):
+        return 6 * len(value) + 2
+    if isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value):
+        return sum(6 * len(item) + 4 for item in value) + 2
+    return 1 << 30
 
 
 def _whole_block(unit: Unit, root: Unit) -> _Block | None:
@@ -199,25 +213,29 @@ def split_text(text: str) -> list[tuple[int, int]]:
     if last - first <= MAX_CHARS:
         return [(first, last)] if last > first else []
     costs = _cut_costs(text, first, last)
-    positions = sorted(costs)
-    best: dict[int, tuple[float, int]] = {first: (0.0, -1)}
-    ordered = [first] + positions + [last]
-    for i, position in enumerate(ordered[1:], start=1):
-        cut = 0.0 if position == last else costs[position]
-        options = []
-        for previous in reversed(ordered[:i]):
-            size = position - previous
-            if size > MAX_CHARS and options:
-                break
-            if previous in best:
-                options.append((best[previous][0] + cut + _size_cost(size), previous))
-        if options:
-            best[position] = min(options)
-    cuts, position = [], last
-    while position != first:
-        previous = best[position][1]
-        cuts.append((previous, position))
-        position = previous
+    ordered = [first, *sorted(costs), last]
+    # Cheapest split of text[first:ordered[i]] ending in a cut at ordered[i]; ties go to the earlier previous cut.
+    totals, previous_of = [0.0] * len(ordered), [0] * len(ordered)
+    sizes = _SIZE_COSTS
+    for i in range(1, len(ordered)):
+        position = ordered[i]
+        cut = 0.0 if i == len(ordered) - 1 else costs[position]
+        best_total, best_j = 0.0, -1
+        for j in range(i - 1, -1, -1):
+            size = position - ordered[j]
+            if size > MAX_CHARS:
+                if best_j >= 0:
+                    break
+                total = totals[j] + cut + _size_cost(size)
+            else:
+                total = totals[j] + cut + sizes[size]
+            if best_j < 0 or total <= best_total:
+                best_total, best_j = total, j
+        totals[i], previous_of[i] = best_total, best_j
+    cuts, i = [], len(ordered) - 1
+    while i != 0:
+        cuts.append((ordered[previous_of[i]], ordered[i]))
+        i = previous_of[i]
     pieces = [_trim(text, a, b) for a, b in reversed(cuts)]
     return [(a, b) for a, b in pieces if b > a]
 
@@ -249,6 +267,10 @@ def _size_cost(size: int) -> float:
         return 100.0 + size / 100
     penalty = 3.0 + 4.0 * ((size - TARGET) / TARGET) ** 2
     return penalty + (8.0 if size < MIN_CHARS else 0.0)
+
+
+_SIZE_COSTS = [_size_cost(size) for size in range(MAX_CHARS + 1)]
+"""``_size_cost`` of every size a piece may have, looked up in the split's inner loop (millions of times)."""
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:

@@ -110,7 +110,7 @@ def _candidates(text: str, standalone: bool) -> list[_Heading]:
             ok = not above and not below and numbered is not None and (
                 lead <= MAX_LEAD or numbered.group("prefix") is not None)
         else:
-            ok = underlined = bool(_UNDERLINE.match(below)) and len(below) >= len(stripped) - 2 and not above
+            ok = bool(_UNDERLINE.match(below)) and len(below) >= len(stripped) - 2 and not above
         if not ok:
             continue
         end = end if standalone else lines[index + 1][1]

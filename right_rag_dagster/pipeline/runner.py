@@ -189,8 +189,8 @@ def _commit(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, Docum
 def _write(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, DocumentOutcome]], run_id: str,
            live: frozenset[str], memory_mb: int = 0, mark: bool = True,
            owners: dict[str, str | None] | None = None) -> tuple[list[StepEvent], list]:
-    """One transaction; on DuckDB running out of memory the batch is halved (a single document is retried
-    with a larger budget); an error applying one document redoes the batch without it, that one failed; a
+    """One transaction; on DuckDB running out of memory the batch is written again with ``CHECKPOINT_MEMORY_MB``,
+    then halved (a single document is retried with ``LARGE_MEMORY_MB``); an error applying one document redoes the batch without it, that one failed; a
     commit that lost to another writer (DuckLake) is written again from the start."""
     return store.retry_conflicts(lambda: _write_once(indexer, store, items, run_id, live, memory_mb, mark, owners))
 
@@ -216,10 +216,15 @@ def _write_once(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, D
                 owners.update(content.document_owners(con, [job.file.document_id for job, _ in items]))
             return events, deferred
     except StoreMemoryError:
+        if memory_mb < store_db.CHECKPOINT_MEMORY_MB:
+            # What a write needs beyond its rows (reading a large store's row groups for the documents it
+            # replaces) does not shrink with the batch: give the same batch a larger budget before splitting it.
+            return _write(indexer, store, items, run_id, live, memory_mb=store_db.CHECKPOINT_MEMORY_MB, mark=mark,
+                          owners=owners)
         if len(items) > 1:
             half = len(items) // 2
-            first = _write(indexer, store, items[:half], run_id, live, mark=mark, owners=owners)
-            second = _write(indexer, store, items[half:], run_id, live, mark=mark, owners=owners)
+            first = _write(indexer, store, items[:half], run_id, live, memory_mb, mark=mark, owners=owners)
+            second = _write(indexer, store, items[half:], run_id, live, memory_mb, mark=mark, owners=owners)
             return first[0] + second[0], first[1] + second[1]
         job, outcome = items[0]
         if memory_mb < LARGE_MEMORY_MB:

@@ -36,13 +36,16 @@ POLL_SECONDS = 0.2
 JOBS_PER_WORKER = 1
 """A worker is sent a job only when it waits for one: were it sent a second while it sends an outcome, both
 ends could block on full pipes. The dispatcher thread sends the next job as soon as an outcome arrives."""
-PREFETCH_JOBS = 8
+PREFETCH_JOBS = 64
 PREFETCH_BYTES = 4 * 2**20
 """Jobs queued for the workers ahead of the ones they hold, per worker, while their files add up to at most this
 many bytes: the caller pulls outcomes between writing batches, and with one job queued a worker sat idle for
 the whole of each batch's write (seconds on a DuckLake: its commit writes Parquet files and a catalog snapshot,
 and every document's events go to Dagster's storage), so one writer's process and its worker took turns
-instead of overlapping. Queued jobs are planned (their stored state read) when queued, as before."""
+instead of overlapping. Queued jobs are planned (their stored state read) when queued, as before. With 8 jobs
+queued a worker still waited through most of a batch's write (a full index of the sample project over the scale
+corpus used 1.1 cores of 2); with 64 it parses the next batch meanwhile: 46.0 -> 37.4-41.3 s, same peak
+(docs/performance.md, eighth round); 256 was no faster."""
 
 
 def _worker_main(conn: Connection) -> None:

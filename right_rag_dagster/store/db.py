@@ -123,6 +123,14 @@ def _catalog_name(path: Path) -> str:
     return f'"{stem}"'
 
 
+def is_out_of_memory(exc: BaseException) -> bool:
+    """DuckDB ran out of its budget: an ``OutOfMemoryException``, or a commit or checkpoint that could not get a
+    block (DuckDB raises those as transaction or I/O errors: "Failed to commit: could not allocate block")."""
+    text = str(exc)
+    return isinstance(exc, duckdb.OutOfMemoryException) or "could not allocate block" in text or (
+        "failed to pin block" in text)
+
+
 def _is_lock_error(exc: BaseException) -> bool:
     text = str(exc).lower()
     return any(s in text for s in ("could not set lock", "conflicting lock", "database is locked",
@@ -158,6 +166,18 @@ def _rollback(con: duckdb.DuckDBPyConnection) -> None:
         con.execute("ROLLBACK")
     except duckdb.Error:  # the failed statement may have ended the transaction already
         pass
+
+
+def _set_memory_limit(con: duckdb.DuckDBPyConnection, limit: str) -> None:
+    """Set DuckDB's budget for what ``con`` does next. Lowering it fails when the instance (shared by the process's
+    connections to the file) holds more than the new limit in blocks it cannot let go of, e.g. after a transaction
+    that needed ``CHECKPOINT_MEMORY_MB``: the instance then keeps the budget it has."""
+    try:
+        con.execute(f"SET memory_limit = {limit}")
+    except duckdb.Error as exc:
+        if not is_out_of_memory(exc) and "could not free up enough memory" not in str(exc):
+            raise
+        logger.debug("DuckDB keeps its larger memory budget: %s", str(exc).splitlines()[0])
 
 
 def utcnow() -> datetime:
@@ -202,7 +222,7 @@ class Store:
                     con = use_file(held.cursor(), self.path)
                 else:
                     con = self._lake_cursor() if self.lake else connect_file(self.path, read_only=read_only)
-                con.execute(f"SET memory_limit = {limit}")
+                _set_memory_limit(con, limit)
                 # DuckDB's allocator keeps freed memory for reuse up to 128 MB by default; a store opened for
                 # many short transactions then holds that much for nothing between them.
                 con.execute("SET allocator_flush_threshold = '8MB'")
@@ -299,12 +319,11 @@ class Store:
             try:
                 yield con
                 con.execute("COMMIT")
-            except duckdb.OutOfMemoryException as exc:
-                _rollback(con)
-                limit = max(megabytes(memory_limit()), min_memory_mb)
-                raise StoreMemoryError(MEMORY_HINT.format(limit=f"{limit:.0f} MiB", error=exc)) from exc
             except duckdb.Error as exc:
                 _rollback(con)
+                if is_out_of_memory(exc):
+                    limit = max(megabytes(memory_limit()), min_memory_mb)
+                    raise StoreMemoryError(MEMORY_HINT.format(limit=f"{limit:.0f} MiB", error=exc)) from exc
                 if self.lake and ducklake.is_conflict(exc):
                     raise StoreConflictError(f"another writer changed the same rows first: {exc}") from exc
                 raise
@@ -355,7 +374,7 @@ class Store:
         except duckdb.Error as exc:
             with contextlib.suppress(duckdb.Error):
                 con.close()
-            if isinstance(exc, duckdb.OutOfMemoryException) or "could not allocate" in str(exc):
+            if is_out_of_memory(exc):
                 raise StoreMemoryError(MEMORY_HINT.format(limit=f"{CHECKPOINT_MEMORY_MB} MiB", error=exc)) from exc
             raise
         return con

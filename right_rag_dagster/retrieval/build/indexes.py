@@ -11,9 +11,10 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ...errors import SchemaVersionError
+from ...errors import SchemaVersionError, StoreMemoryError
 from ...store import Store
 from ...store.chunk_reads import chunk_count, chunks_fingerprint
+from ...store.db import CHECKPOINT_MEMORY_MB
 from ...store.extensions import load_extension
 from ...store.search_tables import Connection, read_state
 from ..embedders import Embedder, make_embedder
@@ -124,7 +125,19 @@ def _apply(store: Store, bm25: Bm25Plan, dense: DensePlan | None, vectors: np.nd
     staged = bm25.staged
     if staged:
         stage_bm25(store, bm25)
-    with store.write(checkpoint=True) as con:  # the fingerprint differs, so at least a state row changes
+    try:
+        return _write_plans(store, bm25, dense, vectors, hnsw_threshold, started, build_id, staged)
+    except StoreMemoryError:
+        # Pruning terms reads every posting: on a large store whose row groups were written a batch at a time,
+        # more than the default budget (7,100 files, 12.9 million postings). Once more with the larger budget.
+        return _write_plans(store, bm25, dense, vectors, hnsw_threshold, started, build_id, staged,
+                            memory_mb=CHECKPOINT_MEMORY_MB)
+
+
+def _write_plans(store: Store, bm25: Bm25Plan, dense: DensePlan | None, vectors: np.ndarray | None,
+                 hnsw_threshold: int, started: float, build_id: str, staged: bool,
+                 memory_mb: int = 0) -> dict[str, Any]:
+    with store.write(checkpoint=True, min_memory_mb=memory_mb) as con:  # the fingerprint differs: a row changes
         if bm25.changed:
             apply_bm25(con, bm25, build_id, time.perf_counter() - started, staged=staged)
         if dense is not None and dense.changed:

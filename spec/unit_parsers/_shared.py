@@ -66,6 +66,21 @@ MAN_HEADER = re.compile(r"^(?P<name>[^\s()]+)\((?P<section>[0-9n][\w:]*)\)\s+(?:
                         r"(?P=name)\((?P=section)\)$")
 
 
+INFO_NODE_HEADER = re.compile(r"^File: (?P<file>[^,\n]+),[ \t]+Node: (?P<node>[^,\n]+)[^\n]*$", re.M)
+"""The header line of a GNU Info node (``File: sed.info,  Node: Execution Cycle,  Next: ...,  Up: ...``)."""
+MIN_INFO_NODES = 3
+
+
+def is_info(text: str) -> bool:
+    """A GNU Info file (makeinfo's rendering of a Texinfo manual): ``MIN_INFO_NODES`` node header lines."""
+    count = 0
+    for _ in INFO_NODE_HEADER.finditer(text):
+        count += 1
+        if count >= MIN_INFO_NODES:
+            return True
+    return False
+
+
 def man_page_header(text: str) -> re.Match[str] | None:
     """The header of a man page rendering on its first non-blank line (``GZIP(1) General Commands Manual
     GZIP(1)``): the man-page parser takes such documents, the manual parsers decline them."""

@@ -4,7 +4,8 @@ The plain-text renderings of the family the manual parser reads as PDFs: Sphinx 
 over a line of ``*``, ``=`` or ``-``), DocBook text dumps (``2.1. Title`` alone at the left margin, centred
 ``Chapter 1. Title``) and specifications with underlined headings only (``Overview`` over ``-----``).
 Accepts plain text with at least five numbered headings in outline order, or three underlined headings, that
-is neither a licence (a licence title in its first lines) nor a change log (most headings name a version).
+is neither a licence (a licence title in its first lines), a change log (most headings name a version) nor a GNU
+Info file (``info_manual.py``).
 Tree: front matter, the table of contents (``navigation``), then chapter > section > subsection by numbering.
 """
 
@@ -63,6 +64,8 @@ class TextManualParser(UnitParser):
         name = Path(document.id).name.lower()
         if name == "copyright" or name.endswith((".copyright", ".md", ".markdown")):
             return False
+        if H.is_info(document.text):
+            return False  # a GNU Info manual: info_manual.py reads its nodes
         return H.licence_title(document.text) is None and _structure_problem(_headings(document.text)) is None
 
     def parse_document(self, document: Document) -> Iterable[ParsedUnit]:

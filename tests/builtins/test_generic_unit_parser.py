@@ -74,3 +74,15 @@ def test_roman_numbered_chapters_of_a_plain_text_manual() -> None:
     reading = next(u for u in units if u.attributes.get("heading") == "III. Reading")
     assert any("png_sig_cmp()" in u.fulltext for u in walk_units([reading]))
     assert units[0].topic == "Front matter" and "XIII. Detecting libpng" in units[0].fulltext  # the contents list
+
+
+@pytest.mark.parametrize(("text", "title"), [
+    ("==================\n Copying Docutils\n==================\n\n:Author: David Goodger\n\nSome text.\n",
+     "Copying Docutils"),
+    (":orphan:\n\nPython 2 Sunset\n===============\n\nSince January 2020, Python 2 ...\n", "Python 2 Sunset"),
+    ("##\n\n# The environment\n\nVariables are inherited.\n", "The environment"),
+])
+def test_the_title_is_the_first_line_with_words_not_markup(text: str, title: str) -> None:
+    document = Document("doc.rst", text)
+    units = build_units(document, GenericUnitParser().parse_document(document), "generic")
+    assert units[0].attributes["document_title"] == title

@@ -23,6 +23,8 @@ _ATX = re.compile(r"^(#{1,6})[ \t]+(\S.*?)[ \t#]*$")
 _UNDERLINE = re.compile(r"^([=\-~^*#+])\1{2,}$")
 _NUMBERED = re.compile(r"^(?P<prefix>(?:Chapter|CHAPTER|Part|PART|Appendix|APPENDIX)[ \t\u00a0]+)?"
                        r"(?P<num>\d{1,3}(?:\.\d{1,3}){0,4})\.?[ \t\u00a0]+(?P<title>[A-Z/\"'“(`].*)$")
+_WORD = re.compile(r"[^\W\d_]{2}")
+_MARKUP_LINE = re.compile(r"^(?::[\w-]+:\s*$|\.\. )")
 _ROMAN = re.compile(r"^(?P<num>[IVXLC]{1,7})\.[ \t\u00a0]+(?P<title>[A-Z].{0,80}[^.:;,])$")
 _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
 _LABEL = re.compile(r"^[A-Z][\w ()/,'-]{0,50}:$")
@@ -234,10 +236,19 @@ def _classify(text: str, start: int, block: str) -> tuple[str, str | None]:
 
 
 def _document_title(document: Document, text: str, headings: list[Heading]) -> str:
-    first_line = next((line.strip() for line in text[:4000].splitlines() if line.strip()), "")
     if headings and not text[:headings[0].start].strip():
         return headings[0].title
+    first_line = next((line for line in map(_title_text, text[:4000].splitlines()) if line), "")
     return first_line if 0 < len(first_line) <= MAX_HEADING else Path(document.id).name
+
+
+def _title_text(line: str) -> str:
+    """``line`` as a title, or "" for markup that is no title: a rule or an over-line (``=====``), an empty
+    Markdown heading (``##``), a reStructuredText field or directive (``:orphan:``, ``.. include::``)."""
+    line = line.strip().lstrip("#").strip()
+    if not _WORD.search(line) or _MARKUP_LINE.match(line):
+        return ""
+    return line
 
 
 def _lines(text: str) -> list[tuple[int, int]]:

@@ -1,0 +1,44 @@
+"""The Info-manual parser: GNU Info files (makeinfo's text rendering of a Texinfo manual) become one unit per node,
+nested by chapter, section and subsection, titled by the Top node and labelled with the version they document."""
+
+from __future__ import annotations
+
+from right_rag_dagster.core.model import Document
+from right_rag_dagster.core.units import walk_units
+
+from .conftest import FIXTURES
+
+HELDOUT = FIXTURES.parents[1] / "fixtures"
+
+
+def test_nodes_nest_by_their_titles_underline(parse) -> None:
+    _, units = parse("info-manual", HELDOUT / "heldout11" / "documents" / "sed.info")
+    assert units[0].attributes["document_label"] == "GNU ‘sed’, version 4.9"  # not makeinfo's version 6.8dev
+    by_topic = {u.topic: u for u in walk_units(units)}
+    works = by_topic["6.1 How ‘sed’ Works"]
+    assert works.attributes["hierarchy"] == ["6 Advanced ‘sed’: cycles and buffers", "6.1 How ‘sed’ Works"]
+    assert works.attributes["unit_type"] == "section" and works.attributes["node"] == "Execution Cycle"
+    assert works.raw_text.startswith("File: sed.info,  Node: Execution Cycle")
+    assert by_topic["6 Advanced ‘sed’: cycles and buffers"].attributes["unit_type"] == "chapter"
+    assert by_topic["Concept Index"].attributes["role"] == "navigation"  # never chunked
+    assert len(units) > 10 and sum(1 for _ in walk_units(units)) == 65
+
+
+def test_subsections_and_a_version_in_parentheses(parse) -> None:
+    _, units = parse("info-manual", HELDOUT / "heldout10" / "documents" / "rluserman.info")
+    assert units[0].attributes["document_label"] == "GNU Readline Library, version 8.2"
+    topics = {u.topic: u for u in walk_units(units)}
+    bare = topics["1.2.1 Readline Bare Essentials"]
+    assert bare.attributes["unit_type"] == "subsection"
+    assert bare.attributes["hierarchy"][:2] == ["1 Command Line Editing", "1.2 Readline Interaction"]
+
+
+def test_only_info_files_are_accepted_and_the_text_manual_parser_leaves_them(spec_registry, load_document) -> None:
+    info = spec_registry.create("unit_parsers", "info-manual")
+    text_manual = spec_registry.create("unit_parsers", "text-manual")
+    grep = load_document(HELDOUT / "heldout10" / "documents" / "grep.info")
+    assert info.parser_can_handle_document(grep) and not text_manual.parser_can_handle_document(grep)
+    two_nodes = "File: x.info,  Node: Top,  Next: A\n\nX\n*\n\nFile: x.info,  Node: A,  Up: Top\n\n1 A\n===\n"
+    assert not info.parser_can_handle_document(Document("x.info", two_nodes))
+    policy = load_document(FIXTURES / "families" / "policy.txt")
+    assert not info.parser_can_handle_document(policy)

@@ -190,8 +190,9 @@ def _write(indexer: Indexer, store: Store, items: list[tuple[DocumentJob, Docume
            live: frozenset[str], memory_mb: int = 0, mark: bool = True,
            owners: dict[str, str | None] | None = None) -> tuple[list[StepEvent], list]:
     """One transaction; on DuckDB running out of memory the batch is written again with ``CHECKPOINT_MEMORY_MB``,
-    then halved (a single document is retried with ``LARGE_MEMORY_MB``); an error applying one document redoes the batch without it, that one failed; a
-    commit that lost to another writer (DuckLake) is written again from the start."""
+    then halved (a single document is retried with ``LARGE_MEMORY_MB``); an error applying one document redoes
+    the batch without it, that one failed; a commit that lost to another writer (DuckLake) is written again from
+    the start."""
     return store.retry_conflicts(lambda: _write_once(indexer, store, items, run_id, live, memory_mb, mark, owners))
 
 

@@ -127,8 +127,7 @@ def is_out_of_memory(exc: BaseException) -> bool:
     """DuckDB ran out of its budget: an ``OutOfMemoryException``, or a commit or checkpoint that could not get a
     block (DuckDB raises those as transaction or I/O errors: "Failed to commit: could not allocate block")."""
     text = str(exc)
-    return isinstance(exc, duckdb.OutOfMemoryException) or "could not allocate block" in text or (
-        "failed to pin block" in text)
+    return isinstance(exc, duckdb.OutOfMemoryException) or "could not allocate" in text or "failed to pin block" in text
 
 
 def _is_lock_error(exc: BaseException) -> bool:
@@ -175,7 +174,7 @@ def _set_memory_limit(con: duckdb.DuckDBPyConnection, limit: str) -> None:
     try:
         con.execute(f"SET memory_limit = {limit}")
     except duckdb.Error as exc:
-        if not is_out_of_memory(exc) and "could not free up enough memory" not in str(exc):
+        if not is_out_of_memory(exc):  # "Out of Memory Error: Failed to change memory limit ..."
             raise
         logger.debug("DuckDB keeps its larger memory budget: %s", str(exc).splitlines()[0])
 

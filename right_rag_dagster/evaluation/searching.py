@@ -102,7 +102,7 @@ class Searcher:
         options = {"weights": self.settings.weights} if self.settings.weights else None
         hits = search(self.store, question, chunker=self.chunker, retriever=self.retriever, k=depth,
                       embedder=self.embedder, expand=self.settings.expand, registry=self.registry, options=options,
-                      identity=self.identity)
+                      identity=self.identity, neighbours=self.settings.neighbours)
         return Answer(tuple(to_retrieved(hit) for hit in hits))
 
 

@@ -47,11 +47,13 @@ class FlowContext:
     retriever_chosen: bool = False  # the caller named the retriever: routing keeps it
     options: dict[str, Any] = field(default_factory=dict)
     identity: str = DEFAULT_IDENTITY
+    neighbours: bool = True
 
     def search(self, query: str, retriever: str | None = None, k: int | None = None) -> list[Hit]:
         return search(self.store, query, chunker=self.chunker, retriever=retriever or self.retriever,
                       k=k or self.k, filters=self.filters, embedder=self.embedder, expand=self.expand,
-                      registry=self.registry, options=self.options, identity=self.identity)
+                      registry=self.registry, options=self.options, identity=self.identity,
+                      neighbours=self.neighbours)
 
     def dense_available(self) -> bool:
         try:

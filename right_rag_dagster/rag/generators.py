@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from ..retrieval.hits import Hit
 from ..retrieval.searching.definitions import asks_for_definition
@@ -68,7 +69,11 @@ class ExtractiveGenerator(Generator):
 
     def generate(self, question: str, hits: Sequence[Hit]) -> Generated:
         terms = content_terms(question)
-        top = list(hits[: self.passages])
+        cited = list(hits[: self.passages])
+        # a joined hit is read as its two chunks, the better ranked first: as one passage, a sentence of the
+        # neighbour that shares more words would win over the chunk that ranked first (its citation stays [n])
+        numbered = [(n, part) for n, hit in enumerate(cited, start=1) for part in self._parts(hit)]
+        top = [part for _, part in numbered]
         sources = document_passages(self.store, top) if self.store is not None else {}
         texts = [sources.get(hit.chunk_id, (hit.text, None)) for hit in top]
         weights = (term_weights(self.store, top[0].chunker, terms) if self.store is not None and top
@@ -84,15 +89,26 @@ class ExtractiveGenerator(Generator):
         if quote is None or covered < self.min_coverage:
             return Generated(NOT_FOUND, False, details=details)
         second = second_quote(scored, quote, self.max_chars, self.max_sentences, weights)
-        citations = tuple(self._cite(q, top, texts) for q in ((quote,) if second is None else (quote, second)))
+        citations = tuple(self._cite(q, numbered, cited, texts)
+                          for q in ((quote,) if second is None else (quote, second)))
         return Generated(" ".join(f"{c.quote} [{c.number}]" for c in citations), True, citations, details)
 
+    def _parts(self, hit: Hit) -> list[Hit]:
+        """``hit``, or each chunk of a joined hit (with the store, which reads their text under their spans)."""
+        if not hit.joined or self.store is None:
+            return [hit]
+        return [replace(hit, chunk_id=chunk_id, source_start=start, source_end=end, joined=())
+                for chunk_id, start, end in hit.joined]
+
     @staticmethod
-    def _cite(quote: Quote, top: Sequence[Hit], texts: Sequence[tuple[str, int | None]]) -> Citation:
-        """The citation of ``quote``: its text, whitespace folded, and its span in the document when known."""
+    def _cite(quote: Quote, numbered: Sequence[tuple[int, Hit]], cited: Sequence[Hit],
+              texts: Sequence[tuple[str, int | None]]) -> Citation:
+        """The citation of ``quote``: the hit it came from, its text, whitespace folded, and its span in the
+        document when known."""
         text, base = texts[quote.number - 1]
+        number = numbered[quote.number - 1][0]
         span = (base + quote.start, base + quote.end) if base is not None else (None, None)
-        return Citation(quote.number, top[quote.number - 1], " ".join(text[quote.start:quote.end].split()), *span)
+        return Citation(number, cited[number - 1], " ".join(text[quote.start:quote.end].split()), *span)
 
 
 class LLMGenerator(Generator):

@@ -45,6 +45,7 @@ def query(project_or_store: Any, question: str, *, k: int | None = None, retriev
         expand=settings.expand if expand is None else expand,
         reranker=reranker or settings.reranker,
         identity=identity or settings.identity,
+        neighbours=settings.neighbours,
         retriever_chosen=retriever is not None,
         options=_options(settings, dense=embedder is not None or settings.embedder is not None
                          or not _is_project(project_or_store)),

@@ -30,6 +30,10 @@ class Hit:
     attributes: dict[str, Any] = field(default_factory=dict)
     retriever: str = ""
     details: dict[str, Any] = field(default_factory=dict)
+    ordinal: int | None = None  # the chunk's position in its document (for this chunker): which chunks are neighbours
+    joined: tuple[tuple[str, int, int], ...] = ()
+    """A hit joined with its neighbour (``searching/neighbours.py``): (chunk id, source start, source end) of each of
+    its two chunks, the better ranked first; empty for a single chunk."""
 
     @property
     def pages(self) -> str:
@@ -44,4 +48,5 @@ class Hit:
         """Plain JSON value for ``--json`` output: ``document`` for the document id, section path as a list."""
         data = asdict(self)
         data["section_path"] = list(self.section_path)
+        data["joined"] = [list(part) for part in self.joined]
         return {"document": data.pop("document_id"), **data}

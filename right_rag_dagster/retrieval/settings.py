@@ -12,6 +12,7 @@ Example::
     flow = "simple"              # simple | adaptive
     weights = { bm25 = 1.0, dense = 0.5 }
     identity = "boost"           # none | boost | first | filter: how a document named in the question ranks
+    neighbours = true            # a hit and the chunk next to it join when both rank high (searching/neighbours.py)
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ class RetrievalSettings:
     expand: bool = False
     weights: dict[str, float] = field(default_factory=dict)
     identity: str = DEFAULT_IDENTITY
+    neighbours: bool = True
 
     @classmethod
     def from_dict(cls, values: dict[str, Any] | None) -> RetrievalSettings:

@@ -67,7 +67,7 @@ def test_scores_equal_fts_match_bm25(built_store: Store) -> None:
         expected = reference.execute(
             "SELECT chunk_id, score FROM (SELECT chunk_id, fts_main_docs.match_bm25(chunk_id, ?) AS score FROM docs) "
             "WHERE score IS NOT NULL ORDER BY score DESC, chunk_id LIMIT 8", [token_text(question)]).fetchall()
-        got = search(built_store, question, chunker="default", k=8)
+        got = search(built_store, question, chunker="default", k=8, neighbours=False)
         assert expected and [h.score for h in got] == pytest.approx([row[1] for row in expected], rel=1e-9)
         assert {h.chunk_id for h in got if h.score > expected[-1][1] * (1 + 1e-9)} == \
             {chunk_id for chunk_id, score in expected if score > expected[-1][1] * (1 + 1e-9)}
@@ -101,7 +101,7 @@ def test_stopwords_are_the_fts_extension_list() -> None:
 
 
 def test_hit_spans_slice_back_to_the_chunk_text(built_store: Store) -> None:
-    hits = search(built_store, "written offer valid for three years", chunker="default", k=5)
+    hits = search(built_store, "written offer valid for three years", chunker="default", k=5, neighbours=False)
     with built_store.read() as con:
         for hit in hits:
             text = read_texts(con, [hit.document_id])[hit.document_id]
@@ -173,7 +173,7 @@ def test_the_first_search_reads_duckdb_directly_and_ranks_like_the_snapshot(buil
     clear_cache()
     assert first_search(built_store, "default")  # the next call will load the snapshot
     cold = cold_bm25(built_store, question, "default", 7)
-    warm = search(built_store, question, chunker="default", k=7)
+    warm = search(built_store, question, chunker="default", k=7, neighbours=False)
     assert [h.chunk_id for h in cold] == [h.chunk_id for h in warm]
     assert [h.score for h in cold] == pytest.approx([h.score for h in warm], rel=1e-9)
     assert cold == [replace(h, score=c.score) for h, c in zip(warm, cold)]

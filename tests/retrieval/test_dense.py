@@ -65,10 +65,10 @@ def test_dense_finds_a_chunk_from_its_own_text(dense_store: Store) -> None:
 def test_hybrid_rrf_is_reciprocal_rank_fusion_of_bm25_and_dense(dense_store: Store) -> None:
     query = "written offer valid for at least three years"
     hits = search(dense_store, query, chunker="default", retriever="hybrid", k=10, embedder=EMBEDDER,
-                  options={"fusion": "rrf"})
-    bm25 = {h.chunk_id: h.rank for h in search(dense_store, query, chunker="default", k=50)}
+                  options={"fusion": "rrf"}, neighbours=False)  # the fusion's own ranks, no chunks joined
+    bm25 = {h.chunk_id: h.rank for h in search(dense_store, query, chunker="default", k=50, neighbours=False)}
     dense = {h.chunk_id: h.rank for h in search(dense_store, query, chunker="default", retriever="dense", k=50,
-                                                embedder=EMBEDDER)}
+                                                embedder=EMBEDDER, neighbours=False)}
     for hit in hits:
         expected = sum(weight / (RRF_K + ranks[hit.chunk_id])
                        for ranks, weight in ((bm25, 1.0), (dense, DENSE_WEIGHT)) if hit.chunk_id in ranks)
@@ -80,10 +80,11 @@ def test_hybrid_rrf_is_reciprocal_rank_fusion_of_bm25_and_dense(dense_store: Sto
 
 def test_hybrid_orders_passages_within_the_documents_bm25_places(dense_store: Store) -> None:
     query = "conveying verbatim copies of the source code"
-    hits = search(dense_store, query, chunker="default", retriever="hybrid", k=10, embedder=EMBEDDER)
-    bm25 = search(dense_store, query, chunker="default", k=50)
+    hits = search(dense_store, query, chunker="default", retriever="hybrid", k=10, embedder=EMBEDDER,
+                  neighbours=False)
+    bm25 = search(dense_store, query, chunker="default", k=50, neighbours=False)
     fused = search(dense_store, query, chunker="default", retriever="hybrid", k=50, embedder=EMBEDDER,
-                   options={"fusion": "rrf", "depth": 50})  # the rankings the k=10 search fused
+                   options={"fusion": "rrf", "depth": 50}, neighbours=False)  # the rankings the k=10 search fused
     # every place keeps BM25's document and score ...
     assert [(h.document_id, h.score) for h in hits] == [(h.document_id, h.score) for h in bm25[:10]]
     # ... and is taken by a chunk of that document that BM25 returned, in the fusion's order
@@ -105,11 +106,11 @@ def test_hybrid_keeps_a_documents_clear_bm25_leader_first(dense_store: Store) ->
     for query in ("conveying verbatim copies of the source code", "patent license termination litigation",
                   "installation information for a user product", "a written offer for the source code",
                   "the covered work and its propagation", "warranty disclaimer and limitation of liability"):
-        bm25 = search(dense_store, query, chunker="default", k=50)  # the depth hybrid's k = 10 fuses
+        bm25 = search(dense_store, query, chunker="default", k=50, neighbours=False)  # the depth hybrid's k = 10 fuses
         plain = search(dense_store, query, chunker="default", retriever="hybrid", k=10, embedder=EMBEDDER,
-                       options={"margin": None})
+                       options={"margin": None}, neighbours=False)
         hits = search(dense_store, query, chunker="default", retriever="hybrid", k=10, embedder=EMBEDDER,
-                      options={"margin": margin})
+                      options={"margin": margin}, neighbours=False)
         score = {h.chunk_id: h.score for h in bm25}
         for document in {h.document_id for h in hits}:
             leader = next(h.chunk_id for h in bm25 if h.document_id == document)

@@ -36,7 +36,9 @@ def test_expansion_returns_the_enclosing_unit_once(built_store: Store) -> None:
 
 
 def test_a_spec_retriever_plugin_is_found_and_used(built_store: Store, tmp_path: Path) -> None:
-    (tmp_path / "right_rag.toml").write_text(f'[right-rag]\nstore_path = "{built_store.path.as_posix()}"\n')
+    # neighbours off: the plugin's own order is what is checked
+    (tmp_path / "right_rag.toml").write_text(f'[right-rag]\nstore_path = "{built_store.path.as_posix()}"\n'
+                                             '[right-rag.retrieval]\nneighbours = false\n')
     plugin = tmp_path / "spec" / "retrievers" / "longest.py"
     plugin.parent.mkdir(parents=True)
     plugin.write_text(textwrap.dedent('''

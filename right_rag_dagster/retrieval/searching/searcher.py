@@ -31,6 +31,7 @@ from .identity import (
     reorder,
     store_names,
 )
+from .neighbours import WINDOW, join_neighbours
 from .retrievers import Bm25Retriever, RetrievalRequest, Retriever, resolve_retriever
 from .snapshot import first_search, open_index
 
@@ -38,14 +39,15 @@ from .snapshot import first_search, open_index
 def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever = "bm25", k: int = 10,
            filters: dict[str, Any] | None = None, embedder: Embedder | str | Any = None, expand: bool = False,
            registry: Registry | None = None, options: dict[str, Any] | None = None,
-           identity: str = DEFAULT_IDENTITY) -> list[Hit]:
+           identity: str = DEFAULT_IDENTITY, neighbours: bool = True) -> list[Hit]:
     """The ``k`` best chunks of ``chunker`` for ``query``, ranked from 1.
 
     ``filters`` restrict the chunks (see ``retrieval.filters``); ``embedder`` is needed by dense and hybrid
     (a local model is recreated from the stored identity when omitted); ``expand`` returns a whole unit
     in place of several of its chunks; ``registry`` finds spec/retrievers plugins; ``options`` go to the
     retriever (``weights``, ``rrf_k``, ``depth``); ``identity`` says how a document named in the question
-    moves its passages (``searching.identity``: none, boost, first, filter).
+    moves its passages (``searching.identity``: none, boost, first, filter); ``neighbours`` joins a hit and the
+    chunk next to it when both rank high (``searching.neighbours``; not with ``expand``).
     """
     if k < 1:
         raise ConfigError(f"k must be at least 1, got {k}")
@@ -59,16 +61,17 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
     deep = bool(named) or defining  # candidates are reordered: fetch DEPTH of them
     cold = (type(plugin) is Bm25Retriever and not filters and not expand and not (named and identity == "filter")
             and not quoted and not defining)
+    fetch = k * 3 if expand else k + WINDOW if neighbours else k  # merging chunks: fetch more so k hits remain
     if cold and first_search(store, chunker):
-        hits = cold_bm25(store, f"{query} {extra}" if extra else query, chunker, max(k, DEPTH) if named else k)
+        hits = cold_bm25(store, f"{query} {extra}" if extra else query, chunker,
+                         max(fetch, DEPTH) if named else fetch)
         hits = reorder(hits, named, identity, _hit_document, _hit_score, _named_hit)
         hits = reorder_stanzas(hits, query, _hit_document, lambda h: pattern_terms(h.attributes), _hit_score,
                                _stanza_hit, names.said.get, lambda h: field_terms(h.attributes))
-        return _renumber(hits[:k])
+        return _renumber((join_neighbours(hits[:fetch]) if neighbours else hits)[:k])
     index = open_index(store, chunker)
     if not len(index.chunks):
         return []
-    fetch = k * 3 if expand else k  # expansion merges chunks: fetch more so k hits remain
     allowed = filter_mask(index.chunks, filters)
     if named and identity == "filter":
         allowed = _within(index.chunks, named, allowed)
@@ -91,7 +94,9 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
                            lambda c: _pattern_terms(index.chunks, c), lambda c: c.score, _stanza_candidate,
                            names.said.get, lambda c: _field_terms(index.chunks, c))
     hits = [index.chunks.hit(c, rank, name) for rank, c in enumerate(live[:fetch], start=1)]
-    return expand_to_units(store, hits)[:k] if expand else hits
+    if expand:
+        return expand_to_units(store, hits)[:k]
+    return join_neighbours(hits)[:k] if neighbours else hits
 
 
 def _within(chunks: ChunkTable, named: dict[str, str], allowed: np.ndarray | None) -> np.ndarray:

@@ -1,0 +1,75 @@
+"""A hit and the chunk next to it join when both rank among the best (``retrieval/searching/neighbours.py``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from right_rag_dagster.retrieval import search
+from right_rag_dagster.retrieval.hits import Hit
+from right_rag_dagster.retrieval.searching.neighbours import join_neighbours
+from right_rag_dagster.retrieval.searching.snapshot import clear_cache, first_search
+from right_rag_dagster.store import Store
+from right_rag_dagster.store.texts import read_texts
+
+
+def _hit(rank: int, document: str, ordinal: int, start: int, end: int, page: int | None = None) -> Hit:
+    return Hit(rank=rank, chunk_id=f"{document}#{ordinal}", chunker="t", document_id=document, unit_id=f"u{ordinal}",
+               text=f"text {ordinal}", score=10.0 - rank, source_start=start, source_end=end, page_start=page,
+               page_end=page, page_label_start=str(page) if page else None,
+               page_label_end=str(page) if page else None, section_path=(f"s{ordinal}",), ordinal=ordinal)
+
+
+def test_a_hit_takes_in_its_best_ranked_neighbour_and_the_rest_move_up() -> None:
+    hits = [_hit(1, "a", 5, 500, 600, 3), _hit(2, "b", 1, 100, 200), _hit(3, "a", 4, 400, 498, 2),
+            _hit(4, "a", 6, 602, 700, 3), _hit(5, "b", 9, 900, 1000)]
+    joined = join_neighbours(hits)
+    assert [h.rank for h in joined] == [1, 2, 3, 4]
+    first = joined[0]
+    # the previous chunk ranked 3rd, the next one 4th: the better ranked joins, in document order
+    assert first.joined == (("a#5", 500, 600), ("a#4", 400, 498))
+    assert (first.chunk_id, first.unit_id, first.section_path, first.score) == ("a#5", "u5", ("s5",), 9.0)
+    assert (first.text, first.source_start, first.source_end) == ("text 4\n\ntext 5", 400, 600)
+    assert (first.page_start, first.page_end, first.pages) == (2, 3, "2-3")
+    # the next chunk stays a hit of its own (a chunk joins once), behind what ranked before it
+    assert [h.chunk_id for h in joined[1:]] == ["b#1", "a#6", "b#9"]
+    assert not any(h.joined for h in joined[1:])
+
+
+def test_chunks_join_only_when_adjacent_apart_and_both_in_the_window() -> None:
+    apart = [_hit(1, "a", 1, 0, 100), _hit(2, "a", 3, 300, 400), _hit(3, "b", 2, 200, 300)]
+    assert join_neighbours(apart) == apart  # ordinals 1 and 3, and another document's 2
+    overlapping = [_hit(1, "a", 1, 0, 100), _hit(2, "a", 2, 80, 180)]  # a sliding window's chunks
+    assert join_neighbours(overlapping) == overlapping
+    deep = [_hit(r, "z", 10 * r, 10 * r, 10 * r + 5) for r in range(1, 11)] + [_hit(11, "a", 2, 200, 300)]
+    late = [_hit(1, "a", 1, 0, 100), *[(h.__class__(**{**h.__dict__, "rank": h.rank + 1})) for h in deep]]
+    assert not join_neighbours(late, window=10)[0].joined  # its neighbour ranks 12th: outside the window
+    assert join_neighbours(late, window=12)[0].joined
+
+
+@pytest.mark.parametrize("question", ["DEB_BUILD_OPTIONS nostrip", "written offer valid for three years", "license"])
+def test_the_first_search_and_the_snapshot_join_the_same_chunks(built_store: Store, question: str) -> None:
+    clear_cache()
+    assert first_search(built_store, "default")
+    cold = search(built_store, question, chunker="default", k=6)  # straight from DuckDB
+    assert not first_search(built_store, "default")
+    warm = search(built_store, question, chunker="default", k=6)  # from the loaded snapshot
+    assert [(h.chunk_id, h.joined, h.text) for h in cold] == [(h.chunk_id, h.joined, h.text) for h in warm]
+    assert [h.score for h in cold] == pytest.approx([h.score for h in warm], rel=1e-9)
+
+
+def test_a_joined_hit_spans_its_chunks_in_the_document(built_store: Store) -> None:
+    hits = search(built_store, "written offer valid for three years", chunker="default", k=10)
+    alone = search(built_store, "written offer valid for three years", chunker="default", k=20, neighbours=False)
+    joined = [h for h in hits if h.joined]
+    assert joined, "no two neighbouring chunks ranked among the five best"
+    assert len(hits) == 10 and [h.rank for h in hits] == list(range(1, 11))
+    with built_store.read() as con:
+        for hit in joined:
+            text = read_texts(con, [hit.document_id])[hit.document_id]
+            parts = sorted(hit.joined, key=lambda part: part[1])
+            assert (hit.source_start, hit.source_end) == (parts[0][1], parts[1][2])
+            assert hit.text == "\n\n".join(text[start:end] for _, start, end in parts)
+            assert hit.chunk_id == hit.joined[0][0]
+    # the order of what stays is the order without joining
+    kept = [h.chunk_id for h in hits]
+    assert kept == [h.chunk_id for h in alone if h.chunk_id in kept]

@@ -30,7 +30,6 @@ class Hit:
     attributes: dict[str, Any] = field(default_factory=dict)
     retriever: str = ""
     details: dict[str, Any] = field(default_factory=dict)
-    ordinal: int | None = None  # the chunk's position in its document (for this chunker): which chunks are neighbours
     joined: tuple[tuple[str, int, int], ...] = ()
     """A hit joined with its neighbour (``searching/neighbours.py``): (chunk id, source start, source end) of each of
     its two chunks, the better ranked first; empty for a single chunk."""

@@ -11,8 +11,8 @@ def test_rows_far_larger_than_the_memory_budget_load_in_document_order(tmp_path)
     """A 100 MB document's chunks once ran DuckDB out of its budget when it sorted them (``right-rag query``
     failed on any store holding one); 48 MB of text under an 8 MB budget here."""
     con = duckdb.connect(str(tmp_path / "chunks.duckdb"))
-    columns = ", ".join(f"{name} {'INTEGER' if name == 'ordinal' else 'VARCHAR'}" for name in COLUMNS)
-    con.execute(f"CREATE TABLE chunks (chunker VARCHAR, {columns})")
+    columns = ", ".join(f"{name} VARCHAR" for name in COLUMNS)
+    con.execute(f"CREATE TABLE chunks (chunker VARCHAR, ordinal INTEGER, {columns})")
     con.execute("""
         INSERT INTO chunks (chunker, ordinal, chunk_id, document_id, fulltext)
         SELECT 'default', (i * 7919) % 12000, 'c' || i, 'doc-' || (i % 3), repeat('x', 4000)

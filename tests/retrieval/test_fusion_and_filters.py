@@ -55,7 +55,7 @@ def _table() -> ChunkTable:
     def row(chunk_id: str, document: str, unit_type: str | None, role: str | None, path: list[str],
             attributes: dict) -> tuple:
         return (chunk_id, document, f"u-{chunk_id}", "text", 0, 4, None, None, None, None, json.dumps(path),
-                unit_type, role, json.dumps(attributes), 0)
+                unit_type, role, json.dumps(attributes))
 
     return ChunkTable("test", [
         row("c1", "GPL-3.0.txt", "section", "duty", ["Terms", "8. Termination"], {"number": 8, "tags": ["x", "y"]}),

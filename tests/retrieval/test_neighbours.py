@@ -12,11 +12,11 @@ from right_rag_dagster.store import Store
 from right_rag_dagster.store.texts import read_texts
 
 
-def _hit(rank: int, document: str, ordinal: int, start: int, end: int, page: int | None = None) -> Hit:
-    return Hit(rank=rank, chunk_id=f"{document}#{ordinal}", chunker="t", document_id=document, unit_id=f"u{ordinal}",
-               text=f"text {ordinal}", score=10.0 - rank, source_start=start, source_end=end, page_start=page,
+def _hit(rank: int, document: str, number: int, start: int, end: int, page: int | None = None) -> Hit:
+    return Hit(rank=rank, chunk_id=f"{document}#{number}", chunker="t", document_id=document, unit_id=f"u{number}",
+               text=f"text {number}", score=10.0 - rank, source_start=start, source_end=end, page_start=page,
                page_end=page, page_label_start=str(page) if page else None,
-               page_label_end=str(page) if page else None, section_path=(f"s{ordinal}",), ordinal=ordinal)
+               page_label_end=str(page) if page else None, section_path=(f"s{number}",))
 
 
 def test_a_hit_takes_in_its_best_ranked_neighbour_and_the_rest_move_up() -> None:
@@ -35,13 +35,15 @@ def test_a_hit_takes_in_its_best_ranked_neighbour_and_the_rest_move_up() -> None
     assert not any(h.joined for h in joined[1:])
 
 
-def test_chunks_join_only_when_adjacent_apart_and_both_in_the_window() -> None:
-    apart = [_hit(1, "a", 1, 0, 100), _hit(2, "a", 3, 300, 400), _hit(3, "b", 2, 200, 300)]
-    assert join_neighbours(apart) == apart  # ordinals 1 and 3, and another document's 2
+def test_chunks_join_only_when_next_to_each_other_in_the_text_and_both_in_the_window() -> None:
+    apart = [_hit(1, "a", 1, 0, 100), _hit(2, "a", 3, 201, 400), _hit(3, "b", 2, 100, 300)]
+    assert join_neighbours(apart) == apart  # 101 characters apart (room for another chunk), another document's
     overlapping = [_hit(1, "a", 1, 0, 100), _hit(2, "a", 2, 80, 180)]  # a sliding window's chunks
     assert join_neighbours(overlapping) == overlapping
-    deep = [_hit(r, "z", 10 * r, 10 * r, 10 * r + 5) for r in range(1, 11)] + [_hit(11, "a", 2, 200, 300)]
-    late = [_hit(1, "a", 1, 0, 100), *[(h.__class__(**{**h.__dict__, "rank": h.rank + 1})) for h in deep]]
+    heading = [_hit(1, "a", 1, 0, 100), _hit(2, "a", 2, 200, 300)]  # a 100-character heading line between
+    assert join_neighbours(heading)[0].joined == (("a#1", 0, 100), ("a#2", 200, 300))
+    deep = [_hit(r, "z", r, 1000 * r, 1000 * r + 5) for r in range(2, 12)] + [_hit(12, "a", 2, 100, 300)]
+    late = [_hit(1, "a", 1, 0, 100), *deep]
     assert not join_neighbours(late, window=10)[0].joined  # its neighbour ranks 12th: outside the window
     assert join_neighbours(late, window=12)[0].joined
 

@@ -14,8 +14,7 @@ from ...store.search_tables import Connection
 from ..hits import Hit
 
 COLUMNS = ("chunk_id", "document_id", "unit_id", "fulltext", "source_start", "source_end", "page_start",
-           "page_end", "page_label_start", "page_label_end", "section_path", "unit_type", "role", "attributes",
-           "ordinal")
+           "page_end", "page_label_start", "page_label_end", "section_path", "unit_type", "role", "attributes")
 _ATTRIBUTES = COLUMNS.index("attributes")
 _SECTION = COLUMNS.index("section_path")
 LOAD_SLICE = 4096
@@ -47,9 +46,9 @@ class ChunkTable:
     def load(cls, con: Connection, chunker: str) -> ChunkTable:
         """Streamed a slice at a time and sorted here: DuckDB sorting (or keeping in order) the texts of a 100 MB
         document would need more than the connection's memory budget, and the rows end up in Python either way."""
-        rows = chunk_rows(con, chunker, COLUMNS, LOAD_SLICE)
+        rows = chunk_rows(con, chunker, [*COLUMNS, "ordinal"], LOAD_SLICE)
         rows.sort(key=_document_order)
-        return cls(chunker, rows)
+        return cls(chunker, [row[:-1] for row in rows])
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -74,5 +73,5 @@ class ChunkTable:
             score=float(candidate.score), source_start=row[4], source_end=row[5], page_start=row[6],
             page_end=row[7], page_label_start=row[8], page_label_end=row[9],
             section_path=tuple(json.loads(row[10] or "[]")), attributes=json.loads(row[13] or "{}"),
-            retriever=retriever, details=dict(candidate.details), ordinal=row[14],
+            retriever=retriever, details=dict(candidate.details),
         )

@@ -61,7 +61,7 @@ def test_the_first_search_and_the_snapshot_join_the_same_chunks(built_store: Sto
 
 def test_a_joined_hit_spans_its_chunks_in_the_document(built_store: Store) -> None:
     hits = search(built_store, "written offer valid for three years", chunker="default", k=10)
-    alone = search(built_store, "written offer valid for three years", chunker="default", k=20, neighbours=False)
+    alone = search(built_store, "written offer valid for three years", chunker="default", k=12, neighbours=False)
     joined = [h for h in hits if h.joined]
     assert joined, "no two neighbouring chunks ranked among the five best"
     assert len(hits) == 10 and [h.rank for h in hits] == list(range(1, 11))

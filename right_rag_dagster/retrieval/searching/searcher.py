@@ -61,7 +61,8 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
     deep = bool(named) or defining  # candidates are reordered: fetch DEPTH of them
     cold = (type(plugin) is Bm25Retriever and not filters and not expand and not (named and identity == "filter")
             and not quoted and not defining)
-    fetch = k * 3 if expand else k + WINDOW if neighbours else k  # merging chunks: fetch more so k hits remain
+    # merging chunks leaves fewer hits: fetch more so k remain (a join takes two of the first WINDOW candidates)
+    fetch = k * 3 if expand else k + WINDOW // 2 if neighbours else k
     if cold and first_search(store, chunker):
         hits = cold_bm25(store, f"{query} {extra}" if extra else query, chunker,
                          max(fetch, DEPTH) if named else fetch)

@@ -45,8 +45,7 @@ def citations_in_hits(citations: Sequence[CitedSpan], hits: Sequence[RetrievedCh
         if cited.start is None or cited.end is None:
             if not any(hit.chunk_id == cited.chunk_id for hit in hits):
                 return False
-        elif not any(hit.document == cited.document and hit.source_start is not None
-                     and hit.source_end is not None and hit.source_start <= cited.start
-                     and cited.end <= hit.source_end for hit in hits):
+        elif not any(hit.document == cited.document and start <= cited.start and cited.end <= end
+                     for hit in hits for start, end in hit.spans):
             return False
     return True

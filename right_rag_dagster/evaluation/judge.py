@@ -32,11 +32,22 @@ class RetrievedChunk:
     page_end: int | None
     score: float
     text: str
+    joined: tuple[tuple[str, str, int, int], ...] = ()  # a joined hit's chunks: id, unit, span (``Hit.joined``)
+
+    @property
+    def spans(self) -> list[tuple[int, int]]:
+        """The spans the text comes from: a joined hit's two chunks leave out the gap between them."""
+        if self.joined:
+            return [(start, end) for _, _, start, end in self.joined]
+        if self.source_start is None or self.source_end is None:
+            return []
+        return [(self.source_start, self.source_end)]
 
     def to_json(self) -> dict[str, Any]:
         return {"rank": self.rank, "chunk_id": self.chunk_id, "document": self.document,
                 "source_start": self.source_start, "source_end": self.source_end, "page_start": self.page_start,
-                "page_end": self.page_end, "score": self.score, "text": self.text}
+                "page_end": self.page_end, "score": self.score, "text": self.text,
+                **({"joined": [list(part) for part in self.joined]} if self.joined else {})}
 
 
 @dataclass(frozen=True)
@@ -66,15 +77,16 @@ class Target:
 def _quote_rank(target: Target, hits: Sequence[RetrievedChunk]) -> int | None:
     seen: list[tuple[int, int]] = []
     for hit in hits:
-        if hit.document == target.document and hit.source_start is not None and hit.source_end is not None:
-            seen.append((hit.source_start, hit.source_end))
+        if hit.document == target.document and hit.spans:
+            seen.extend(hit.spans)
             if any(half_covered(span, seen) for span in target.spans):
                 return hit.rank
     return None
 
 
 def _id_rank(target: Target, hits: Sequence[RetrievedChunk]) -> int | None:
-    return next((hit.rank for hit in hits if target.value in (hit.chunk_id, hit.unit_id)), None)
+    return next((hit.rank for hit in hits if target.value in (hit.chunk_id, hit.unit_id)
+                 or any(target.value in part[:2] for part in hit.joined)), None)
 
 
 def _contains_rank(target: Target, hits: Sequence[RetrievedChunk]) -> int | None:

@@ -110,4 +110,4 @@ def to_retrieved(hit: Any) -> RetrievedChunk:
     """A retrieval ``Hit`` as the evaluation records it."""
     return RetrievedChunk(rank=hit.rank, chunk_id=hit.chunk_id, document=hit.document_id, unit_id=hit.unit_id,
                           source_start=hit.source_start, source_end=hit.source_end, page_start=hit.page_start,
-                          page_end=hit.page_end, score=float(hit.score), text=hit.text)
+                          page_end=hit.page_end, score=float(hit.score), text=hit.text, joined=hit.joined)

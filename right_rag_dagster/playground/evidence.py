@@ -64,8 +64,14 @@ def evidence_marks(question: Question, store: Store, payload: dict[str, Any]) ->
             marks[chunk_id] = hits
     retrieved = [RetrievedChunk(h["rank"], h["chunk_id"], h["document"], h["unit_id"], h["source_start"],
                                 h["source_end"], h["page_start"], h["page_end"], h["score"],
-                                payload["chunks"].get(h["chunk_id"], {}).get("text", ""))
+                                "\n\n".join(payload["chunks"].get(c, {}).get("text", "") for c in _in_text_order(h)),
+                                tuple(tuple(part) for part in h.get("joined") or ()))
                  for h in payload["hits"]]
     rank = first_hit_rank(resolved.answered_ranks(retrieved)) if resolved.scored else None
     return {"question_id": question.id, "items": items, "chunks": marks, "first_hit_rank": rank,
             "scored": resolved.scored, "depth": len(retrieved)}
+
+
+def _in_text_order(hit: dict[str, Any]) -> list[str]:
+    """A hit's chunk ids in document order: its own, or a joined hit's two (as ``Hit.joined``)."""
+    return [part[0] for part in sorted(hit.get("joined") or (), key=lambda part: part[2])] or [hit["chunk_id"]]

@@ -19,12 +19,18 @@ CHUNK_COLUMNS = ("chunk_id", "chunker", "document_id", "unit_id", "fulltext", "s
 
 
 def traced_chunk_ids(trace: dict[str, Any]) -> list[str]:
-    """Chunk ids named by the trace's retrieve steps, in order of first appearance."""
+    """Chunk ids named by the trace's retrieve steps (a joined hit's two chunks), in order of first appearance."""
     ids: dict[str, None] = {}
     for step in trace.get("steps", []):
         for hit in step.get("outputs", {}).get("hits", []) or []:
-            ids.setdefault(hit["chunk_id"], None)
+            for chunk_id in joined_ids(hit):
+                ids.setdefault(chunk_id, None)
     return list(ids)
+
+
+def joined_ids(hit: dict[str, Any]) -> list[str]:
+    """A hit's chunk id, then the chunk ids of its parts when it was joined with a neighbour (``Hit.joined``)."""
+    return [hit["chunk_id"], *(part[0] for part in hit.get("joined") or ())]
 
 
 def read_chunks(store: Store, chunker: str, chunk_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
@@ -56,7 +62,8 @@ def answer_payload(answer: Answer, store: Store) -> dict[str, Any]:
         "citations": [citation.to_json() for citation in answer.citations],
         "hits": [{k: v for k, v in hit.to_json().items() if k != "text"} for hit in answer.hits],
         "trace": trace,
-        "chunks": read_chunks(store, chunker, [*traced_chunk_ids(trace), *(h.chunk_id for h in answer.hits)]),
+        "chunks": read_chunks(store, chunker, [*traced_chunk_ids(trace),
+                                               *(c for h in answer.hits for c in joined_ids(h.to_json()))]),
     }
 
 

@@ -67,7 +67,8 @@ def hit_summary(hits: list[Hit]) -> list[dict[str, Any]]:
     """Each hit's place and score, with how the score was made (hybrid: each ranking's rank and score)."""
     return [{"rank": h.rank, "chunk_id": h.chunk_id, "document": h.document_id, "pages": h.pages,
              "section_path": list(h.section_path), "score": round(h.score, 6),
-             **({"details": h.details} if h.details else {})} for h in hits]
+             **({"details": h.details} if h.details else {}),
+             **({"joined": [list(part) for part in h.joined]} if h.joined else {})} for h in hits]
 
 
 def generated_summary(result: Generated) -> dict[str, Any]:

@@ -72,9 +72,10 @@ class ExtractiveGenerator(Generator):
         cited = list(hits[: self.passages])
         # a joined hit is read as its two chunks, the better ranked first: as one passage, a sentence of the
         # neighbour that shares more words would win over the chunk that ranked first (its citation stays [n])
-        numbered = [(n, part) for n, hit in enumerate(cited, start=1) for part in self._parts(hit)]
+        sources = (document_passages(self.store, [part for hit in cited for part in _parts(hit)])
+                   if self.store is not None else {})
+        numbered = [(n, part) for n, hit in enumerate(cited, start=1) for part in _parts(hit, sources)]
         top = [part for _, part in numbered]
-        sources = document_passages(self.store, top) if self.store is not None else {}
         texts = [sources.get(hit.chunk_id, (hit.text, None)) for hit in top]
         weights = (term_weights(self.store, top[0].chunker, terms) if self.store is not None and top
                    else dict.fromkeys(terms, 1.0))
@@ -93,13 +94,6 @@ class ExtractiveGenerator(Generator):
                           for q in ((quote,) if second is None else (quote, second)))
         return Generated(" ".join(f"{c.quote} [{c.number}]" for c in citations), True, citations, details)
 
-    def _parts(self, hit: Hit) -> list[Hit]:
-        """``hit``, or each chunk of a joined hit (with the store, which reads their text under their spans)."""
-        if not hit.joined or self.store is None:
-            return [hit]
-        return [replace(hit, chunk_id=chunk_id, source_start=start, source_end=end, joined=())
-                for chunk_id, start, end in hit.joined]
-
     @staticmethod
     def _cite(quote: Quote, numbered: Sequence[tuple[int, Hit]], cited: Sequence[Hit],
               texts: Sequence[tuple[str, int | None]]) -> Citation:
@@ -109,6 +103,16 @@ class ExtractiveGenerator(Generator):
         number = numbered[quote.number - 1][0]
         span = (base + quote.start, base + quote.end) if base is not None else (None, None)
         return Citation(number, cited[number - 1], " ".join(text[quote.start:quote.end].split()), *span)
+
+
+def _parts(hit: Hit, sources: dict[str, tuple[str, int]] | None = None) -> list[Hit]:
+    """Each chunk of a joined hit as a hit of its own (unit, span; the text is read under the span), or ``[hit]``;
+    with ``sources`` (``document_passages``), only when the text of both was read."""
+    parts = [replace(hit, chunk_id=chunk_id, unit_id=unit_id, source_start=start, source_end=end, joined=())
+             for chunk_id, unit_id, start, end in hit.joined]
+    if not parts or (sources is not None and not all(part.chunk_id in sources for part in parts)):
+        return [hit]
+    return parts
 
 
 class LLMGenerator(Generator):

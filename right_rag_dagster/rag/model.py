@@ -20,10 +20,19 @@ class Citation:
     quote_start: int | None = None  # the quote's span in the document text, when it was cut from it
     quote_end: int | None = None
 
+    @property
+    def chunk_id(self) -> str:
+        """The chunk the quote was cut from: of a joined hit's two chunks, the one whose span holds it."""
+        if self.quote_start is not None:
+            for chunk_id, _, start, end in self.hit.joined:
+                if start <= self.quote_start < end:
+                    return chunk_id
+        return self.hit.chunk_id
+
     def to_json(self) -> dict[str, Any]:
         cited = {k: v for k, v in self.hit.to_json().items() if k not in ("text", "attributes", "details")}
         return {"number": self.number, "quote": self.quote, "quote_start": self.quote_start,
-                "quote_end": self.quote_end, **cited}
+                "quote_end": self.quote_end, **cited, "chunk_id": self.chunk_id}
 
 
 @dataclass(frozen=True)

@@ -18,13 +18,16 @@ from .trace import Trace
 def query(project_or_store: Any, question: str, *, k: int | None = None, retriever: str | None = None,
           chunker: str | None = None, flow: str | None = None, filters: dict[str, Any] | None = None,
           generator: Generator | str | Any = None, trace: bool = False, embedder: Embedder | str | Any = None,
-          expand: bool | None = None, reranker: str | None = None, identity: str | None = None) -> Answer:
+          expand: bool | None = None, reranker: str | None = None, identity: str | None = None,
+          neighbours: bool | None = None) -> Answer:
     """Answer ``question``: retrieve from the store, generate with citations [n], record the flow's trace.
 
     ``project_or_store`` is a ``Project`` (its ``[right-rag.retrieval]`` settings give the defaults and its
     ``spec/retrievers`` the plugins), a ``Store``, or a path to a store file. ``trace=True`` puts every
     step (inputs, outputs, scores, timings) and the flow's graph into ``Answer.trace``. ``identity`` says how
-    a document named in the question ranks (``retrieval.searching.identity``; default: settings, else ``boost``).
+    a document named in the question ranks (``retrieval.searching.identity``; default: settings, else ``boost``);
+    ``neighbours`` whether a hit and the chunk next to it join (``retrieval.searching.neighbours``; default: settings,
+    else on).
     """
     if k is not None and k < 1:
         raise ConfigError(f"k must be at least 1, not {k}")
@@ -45,7 +48,7 @@ def query(project_or_store: Any, question: str, *, k: int | None = None, retriev
         expand=settings.expand if expand is None else expand,
         reranker=reranker or settings.reranker,
         identity=identity or settings.identity,
-        neighbours=settings.neighbours,
+        neighbours=settings.neighbours if neighbours is None else neighbours,
         retriever_chosen=retriever is not None,
         options=_options(settings, dense=embedder is not None or settings.embedder is not None
                          or not _is_project(project_or_store)),
@@ -58,6 +61,7 @@ def query(project_or_store: Any, question: str, *, k: int | None = None, retriev
         citations=generated.citations, flow=runner.name,
         settings={"chunker": context.chunker, "k": context.k, **answered_from(recorder, hits, context.retriever),
                   "generator": context.generator.generator_name, "reranker": context.reranker,
+                  "neighbours": context.neighbours,
                   "embedder": context.embedder.identity if context.embedder else None},
         trace=recorder.to_json() if trace else None,
     )

@@ -67,6 +67,9 @@ class RetrievalSettings:
             raise ConfigError(f"unknown keys in [right-rag.retrieval]: {unknown}; known: {sorted(known)}")
         if "k" in values and (not isinstance(values["k"], int) or values["k"] < 1):
             raise ConfigError(f"[right-rag.retrieval] k must be a positive integer, got {values['k']!r}")
+        for key in ("expand", "neighbours"):
+            if key in values and not isinstance(values[key], bool):
+                raise ConfigError(f"[right-rag.retrieval] {key} must be true or false, got {values[key]!r}")
         check_variant(values.get("identity", DEFAULT_IDENTITY))
         return cls(**values)
 

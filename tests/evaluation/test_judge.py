@@ -52,6 +52,19 @@ def test_quote_split_across_two_chunks_is_answered_when_both_are_retrieved() -> 
     assert question.answered_ranks([chunk(1, Q_END + 5, Q_END + 30), head, chunk(3, 0, 20), tail]) == [4]
 
 
+def test_a_joined_hit_covers_its_two_chunks_not_the_gap_between_them() -> None:
+    """A hit joined with its neighbour (``Hit.joined``) answers with its chunks' spans: a quote that lies in the
+    heading line between them is not in its text, so it is not retrieved."""
+    question = resolved(Evidence("doc.txt", QUOTE))
+    joined = RetrievedChunk(rank=1, chunk_id="a", document="doc.txt", unit_id="ua", source_start=0,
+                            source_end=len(TEXT), page_start=None, page_end=None, score=1.0, text="",
+                            joined=(("a", "ua", 0, Q_START), ("b", "ub", Q_END, len(TEXT))))
+    assert question.answered_ranks([joined]) == [None]
+    assert question.answered_ranks([joined, chunk(2, Q_START, Q_END)]) == [2]
+    by_part = resolved(Evidence("doc.txt", QUOTE), hit_ids=("ub",))
+    assert by_part.answered_ranks([joined]) == [None, 1]  # the second chunk's unit is retrieved
+
+
 def test_overlapping_chunks_are_not_counted_twice() -> None:
     question = resolved(Evidence("doc.txt", QUOTE))
     quarter = Q_START + (Q_END - Q_START) // 3

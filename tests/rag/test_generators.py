@@ -52,7 +52,10 @@ def test_extractive_citations_slice_back_to_the_cited_text(built_store: Store, q
         assert " ".join(quoted.split()) == citation.quote  # the exact span, whitespace collapsed
         assert citation.hit.source_start <= citation.quote_start < citation.quote_end <= citation.hit.source_end
         if citation.hit.joined:  # two neighbouring chunks: each one's span slices back to its text
-            assert all(text[start:end] in citation.hit.text for _, start, end in citation.hit.joined)
+            assert all(text[start:end] in citation.hit.text for _, _, start, end in citation.hit.joined)
+            # the quote lies inside the chunk it names
+            (start, end), = [(s, e) for c, _, s, e in citation.hit.joined if c == citation.chunk_id]
+            assert start <= citation.quote_start < citation.quote_end <= end
         else:
             assert text[citation.hit.source_start:citation.hit.source_end] == citation.hit.text
 

@@ -26,7 +26,7 @@ def test_settings_give_the_defaults(built_store: Store, tmp_path: Path) -> None:
     answer = query(project, "What must debian/rules do with DEB_BUILD_OPTIONS?", trace=True)
     assert len(answer.hits) == 2 and answer.flow == "adaptive"
     assert answer.settings == {"chunker": "default", "retriever": "bm25", "k": 2, "generator": "extractive",
-                               "reranker": "none", "embedder": None, "retriever_requested": "bm25",
+                               "reranker": "none", "neighbours": True, "embedder": None, "retriever_requested": "bm25",
                                "attempt": 1, "query": "What must debian/rules do with DEB_BUILD_OPTIONS?"}
     overridden = query(project, "What must debian/rules do with DEB_BUILD_OPTIONS?", k=4, flow="simple")
     assert len(overridden.hits) == 4 and overridden.flow == "simple" and overridden.trace is None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tomllib
+
 import pytest
 
 from right_rag_dagster.retrieval import search
@@ -26,7 +28,8 @@ def test_a_hit_takes_in_its_best_ranked_neighbour_and_the_rest_move_up() -> None
     assert [h.rank for h in joined] == [1, 2, 3, 4]
     first = joined[0]
     # the previous chunk ranked 3rd, the next one 4th: the better ranked joins, in document order
-    assert first.joined == (("a#5", 500, 600), ("a#4", 400, 498))
+    assert first.joined == (("a#5", "u5", 500, 600), ("a#4", "u4", 400, 498))
+    assert first.spans == [(500, 600), (400, 498)]  # the text's spans: not the 2 characters between
     assert (first.chunk_id, first.unit_id, first.section_path, first.score) == ("a#5", "u5", ("s5",), 9.0)
     assert (first.text, first.source_start, first.source_end) == ("text 4\n\ntext 5", 400, 600)
     assert (first.page_start, first.page_end, first.pages) == (2, 3, "2-3")
@@ -41,7 +44,7 @@ def test_chunks_join_only_when_next_to_each_other_in_the_text_and_both_in_the_wi
     overlapping = [_hit(1, "a", 1, 0, 100), _hit(2, "a", 2, 80, 180)]  # a sliding window's chunks
     assert join_neighbours(overlapping) == overlapping
     heading = [_hit(1, "a", 1, 0, 100), _hit(2, "a", 2, 200, 300)]  # a 100-character heading line between
-    assert join_neighbours(heading)[0].joined == (("a#1", 0, 100), ("a#2", 200, 300))
+    assert join_neighbours(heading)[0].joined == (("a#1", "u1", 0, 100), ("a#2", "u2", 200, 300))
     deep = [_hit(r, "z", r, 1000 * r, 1000 * r + 5) for r in range(2, 12)] + [_hit(12, "a", 2, 100, 300)]
     late = [_hit(1, "a", 1, 0, 100), *deep]
     assert not join_neighbours(late, window=10)[0].joined  # its neighbour ranks 12th: outside the window
@@ -68,10 +71,28 @@ def test_a_joined_hit_spans_its_chunks_in_the_document(built_store: Store) -> No
     with built_store.read() as con:
         for hit in joined:
             text = read_texts(con, [hit.document_id])[hit.document_id]
-            parts = sorted(hit.joined, key=lambda part: part[1])
-            assert (hit.source_start, hit.source_end) == (parts[0][1], parts[1][2])
-            assert hit.text == "\n\n".join(text[start:end] for _, start, end in parts)
+            parts = sorted(hit.joined, key=lambda part: part[2])
+            assert (hit.source_start, hit.source_end) == (parts[0][2], parts[1][3])
+            assert hit.text == "\n\n".join(text[start:end] for _, _, start, end in parts)
             assert hit.chunk_id == hit.joined[0][0]
     # the order of what stays is the order without joining
     kept = [h.chunk_id for h in hits]
     assert kept == [h.chunk_id for h in alone if h.chunk_id in kept]
+
+
+def test_the_first_hit_is_the_same_whatever_k_is(built_store: Store) -> None:
+    """A join looks at the five best candidates even when fewer hits are asked for."""
+    for question in ("written offer valid for three years", "DEB_BUILD_OPTIONS nostrip", "license"):
+        one = search(built_store, question, chunker="default", k=1)
+        ten = search(built_store, question, chunker="default", k=10)
+        assert (one[0].chunk_id, one[0].joined) == (ten[0].chunk_id, ten[0].joined)
+
+
+@pytest.mark.parametrize("value", ['"false"', "0"])
+def test_the_setting_must_be_true_or_false(value: str) -> None:
+    from right_rag_dagster.errors import ConfigError
+    from right_rag_dagster.retrieval.settings import RetrievalSettings
+
+    assert RetrievalSettings.from_dict({"neighbours": False}).neighbours is False
+    with pytest.raises(ConfigError, match="neighbours must be true or false"):
+        RetrievalSettings.from_dict({"neighbours": tomllib.loads(f"v = {value}")["v"]})

@@ -29,13 +29,16 @@ export function chunkTable(hits, run) {
     h("thead", {}, h("tr", {}, ["#", "document", "page", "section path", "score", "ranking details", ""].map((t) => h("th", {}, t)))),
     h("tbody", {}, hits.map((hit) => {
       const chunk = run.chunks[hit.chunk_id] || {};
-      const evidence = marks[hit.chunk_id];
-      const text = h("tr", { class: "chunk-text", hidden: true }, h("td", { colspan: 7 }, h("pre", {}, chunk.text || "")));
+      // a hit joined with its neighbouring chunk shows both, in document order
+      const parts = hit.joined ? [...hit.joined].sort((a, b) => a[2] - b[2]).map((p) => p[0]) : [hit.chunk_id];
+      const evidence = parts.some((id) => marks[id]);
+      const body = parts.map((id) => (run.chunks[id] || {}).text || "").join("\n\n");
+      const text = h("tr", { class: "chunk-text", hidden: true }, h("td", { colspan: 7 }, h("pre", {}, body)));
       const row = h("tr", { class: `hit${evidence ? " evidence" : ""}`, "data-chunk": hit.chunk_id,
                             onclick: () => { text.hidden = !text.hidden; } },
         h("td", {}, hit.rank), h("td", {}, hit.document), h("td", {}, hit.pages || chunk.pages || "–"),
         h("td", { class: "path" }, (hit.section_path || []).join(" › ")), h("td", {}, num(hit.score, 4)),
-        h("td", { class: "details" }, ranking(hit.details)),
+        h("td", { class: "details" }, [ranking(hit.details), hit.joined ? " · joined with its neighbouring chunk" : ""].join("")),
         h("td", {}, evidence ? h("span", { class: "evidence-tag", title: "holds the question's evidence" }, "evidence") : ""));
       return [row, text];
     })));

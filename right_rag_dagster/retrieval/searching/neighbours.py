@@ -29,7 +29,7 @@ def join_neighbours(hits: list[Hit], window: int = WINDOW) -> list[Hit]:
 
     A joined hit keeps the better hit's chunk id, unit, section path, score and details; its text is both chunks'
     texts in document order, a blank line apart; its span and pages cover both (and what lies between), and
-    ``joined`` holds each chunk's id and span, the better ranked first (an answer reads them in that order)."""
+    ``joined`` holds each chunk's id, unit and span, the better ranked first (an answer reads them in that order)."""
     top = hits[:window]
     taken: set[int] = set()
     out: list[Hit] = []
@@ -56,6 +56,7 @@ def _neighbours(a: Hit, b: Hit) -> bool:
 
 
 def _joined(hit: Hit, mate: Hit) -> Hit:
+    """``hit`` with ``mate``'s text, span and pages added on the side where ``mate`` lies in the document."""
     first, second = sorted((hit, mate), key=lambda h: h.source_start)  # type: ignore[arg-type,return-value]
     pages = [p for p in (first.page_start, second.page_start) if p is not None]
     ends = [p for p in (first.page_end, second.page_end) if p is not None]
@@ -64,5 +65,5 @@ def _joined(hit: Hit, mate: Hit) -> Hit:
         page_start=min(pages) if pages else None, page_end=max(ends) if ends else None,
         page_label_start=first.page_label_start or second.page_label_start,
         page_label_end=second.page_label_end or first.page_label_end,
-        joined=tuple((h.chunk_id, h.source_start, h.source_end) for h in (hit, mate)),  # type: ignore[misc]
+        joined=tuple((h.chunk_id, h.unit_id, h.source_start, h.source_end) for h in (hit, mate)),  # type: ignore[misc]
     )

@@ -61,15 +61,16 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
     deep = bool(named) or defining  # candidates are reordered: fetch DEPTH of them
     cold = (type(plugin) is Bm25Retriever and not filters and not expand and not (named and identity == "filter")
             and not quoted and not defining)
-    # merging chunks leaves fewer hits: fetch more so k remain (a join takes two of the first WINDOW candidates)
-    fetch = k * 3 if expand else k + WINDOW // 2 if neighbours else k
+    # merging chunks leaves fewer hits: fetch more so k remain (a join takes two of the first WINDOW candidates),
+    # and never fewer than WINDOW, so the first hits are the same whatever k is
+    fetch = k * 3 if expand else max(k + WINDOW // 2, WINDOW) if neighbours else k
     if cold and first_search(store, chunker):
         hits = cold_bm25(store, f"{query} {extra}" if extra else query, chunker,
                          max(fetch, DEPTH) if named else fetch)
         hits = reorder(hits, named, identity, _hit_document, _hit_score, _named_hit)
         hits = reorder_stanzas(hits, query, _hit_document, lambda h: pattern_terms(h.attributes), _hit_score,
                                _stanza_hit, names.said.get, lambda h: field_terms(h.attributes))
-        return _renumber((join_neighbours(hits[:fetch]) if neighbours else hits)[:k])
+        return join_neighbours(hits[:fetch])[:k] if neighbours else _renumber(hits[:k])
     index = open_index(store, chunker)
     if not len(index.chunks):
         return []

@@ -36,7 +36,7 @@ class RetrievedChunk:
 
     @property
     def spans(self) -> list[tuple[int, int]]:
-        """The spans the text comes from: a joined hit's two chunks leave out the gap between them."""
+        """The spans the text comes from: a joined hit's chunks leave out the gaps between them."""
         if self.joined:
             return [(start, end) for _, _, start, end in self.joined]
         if self.source_start is None or self.source_end is None:

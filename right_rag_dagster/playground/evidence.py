@@ -73,5 +73,5 @@ def evidence_marks(question: Question, store: Store, payload: dict[str, Any]) ->
 
 
 def _in_text_order(hit: dict[str, Any]) -> list[str]:
-    """A hit's chunk ids in document order: its own, or a joined hit's two (as ``Hit.joined``)."""
+    """A hit's chunk ids in document order: its own, or a joined hit's (as ``Hit.joined``)."""
     return [part[0] for part in sorted(hit.get("joined") or (), key=lambda part: part[2])] or [hit["chunk_id"]]

@@ -19,7 +19,7 @@ CHUNK_COLUMNS = ("chunk_id", "chunker", "document_id", "unit_id", "fulltext", "s
 
 
 def traced_chunk_ids(trace: dict[str, Any]) -> list[str]:
-    """Chunk ids named by the trace's retrieve steps (a joined hit's two chunks), in order of first appearance."""
+    """Chunk ids named by the trace's retrieve steps (every chunk of a joined hit), in order of first appearance."""
     ids: dict[str, None] = {}
     for step in trace.get("steps", []):
         for hit in step.get("outputs", {}).get("hits", []) or []:

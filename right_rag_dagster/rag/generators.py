@@ -70,8 +70,8 @@ class ExtractiveGenerator(Generator):
     def generate(self, question: str, hits: Sequence[Hit]) -> Generated:
         terms = content_terms(question)
         cited = list(hits[: self.passages])
-        # a joined hit is read as its two chunks, the better ranked first: as one passage, a sentence of the
-        # neighbour that shares more words would win over the chunk that ranked first (its citation stays [n])
+        # a joined hit is read as its chunks, best ranked first: as one passage, a sentence of a neighbour that
+        # shares more words would win over the chunk that ranked first (the citation stays [n])
         sources = (document_passages(self.store, [part for hit in cited for part in _parts(hit)])
                    if self.store is not None else {})
         numbered = [(n, part) for n, hit in enumerate(cited, start=1) for part in _parts(hit, sources)]
@@ -107,7 +107,7 @@ class ExtractiveGenerator(Generator):
 
 def _parts(hit: Hit, sources: dict[str, tuple[str, int]] | None = None) -> list[Hit]:
     """Each chunk of a joined hit as a hit of its own (unit, span; the text is read under the span), or ``[hit]``;
-    with ``sources`` (``document_passages``), only when the text of both was read."""
+    with ``sources`` (``document_passages``), only when the text of every chunk was read."""
     parts = [replace(hit, chunk_id=chunk_id, unit_id=unit_id, source_start=start, source_end=end, joined=())
              for chunk_id, unit_id, start, end in hit.joined]
     if not parts or (sources is not None and not all(part.chunk_id in sources for part in parts)):

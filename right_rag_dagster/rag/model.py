@@ -22,7 +22,7 @@ class Citation:
 
     @property
     def chunk_id(self) -> str:
-        """The chunk the quote was cut from: of a joined hit's two chunks, the one whose span holds it."""
+        """The chunk the quote was cut from: of a joined hit's chunks, the one whose span holds it."""
         if self.quote_start is not None:
             for chunk_id, _, start, end in self.hit.joined:
                 if start <= self.quote_start < end:

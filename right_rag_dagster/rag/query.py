@@ -26,8 +26,8 @@ def query(project_or_store: Any, question: str, *, k: int | None = None, retriev
     ``spec/retrievers`` the plugins), a ``Store``, or a path to a store file. ``trace=True`` puts every
     step (inputs, outputs, scores, timings) and the flow's graph into ``Answer.trace``. ``identity`` says how
     a document named in the question ranks (``retrieval.searching.identity``; default: settings, else ``boost``);
-    ``neighbours`` whether a hit and the chunk next to it join (``retrieval.searching.neighbours``; default: settings,
-    else on).
+    ``neighbours`` whether neighbouring chunks that rank high join (``retrieval.searching.neighbours``; default:
+    settings, else on).
     """
     if k is not None and k < 1:
         raise ConfigError(f"k must be at least 1, not {k}")

@@ -31,13 +31,13 @@ class Hit:
     retriever: str = ""
     details: dict[str, Any] = field(default_factory=dict)
     joined: tuple[tuple[str, str, int, int], ...] = ()
-    """A hit joined with its neighbour (``searching/neighbours.py``): (chunk id, unit id, source start, source end) of
-    each of its two chunks, the better ranked first; empty for a single chunk."""
+    """A hit joined with its neighbours (``searching/neighbours.py``): (chunk id, unit id, source start, source end) of
+    each of its chunks, best ranked first; empty for a single chunk."""
 
     @property
     def spans(self) -> list[tuple[int, int]]:
-        """The document spans this hit's text comes from: one per chunk (a joined hit's two leave out the gap
-        between them); empty when the chunk has no span."""
+        """The document spans this hit's text comes from: one per chunk (a joined hit's leave out the gaps between
+        them); empty when the chunk has no span."""
         if self.joined:
             return [(start, end) for _, _, start, end in self.joined]
         if self.source_start is None or self.source_end is None:

@@ -12,7 +12,7 @@ Example::
     flow = "simple"              # simple | adaptive
     weights = { bm25 = 1.0, dense = 0.5 }
     identity = "boost"           # none | boost | first | filter: how a document named in the question ranks
-    neighbours = true            # a hit and the chunk next to it join when both rank high (searching/neighbours.py)
+    neighbours = true            # neighbouring chunks among the five best join into one hit (searching/neighbours.py)
 """
 
 from __future__ import annotations

@@ -21,20 +21,19 @@ def _hit(rank: int, document: str, number: int, start: int, end: int, page: int 
                page_label_end=str(page) if page else None, section_path=(f"s{number}",))
 
 
-def test_a_hit_takes_in_its_best_ranked_neighbour_and_the_rest_move_up() -> None:
+def test_a_run_of_neighbours_among_the_best_becomes_one_hit_and_the_rest_move_up() -> None:
     hits = [_hit(1, "a", 5, 500, 600, 3), _hit(2, "b", 1, 100, 200), _hit(3, "a", 4, 400, 498, 2),
-            _hit(4, "a", 6, 602, 700, 3), _hit(5, "b", 9, 900, 1000)]
+            _hit(4, "a", 6, 602, 700, 3), _hit(5, "b", 9, 900, 1000), _hit(6, "a", 7, 702, 800)]
     joined = join_neighbours(hits)
     assert [h.rank for h in joined] == [1, 2, 3, 4]
     first = joined[0]
-    # the previous chunk ranked 3rd, the next one 4th: the better ranked joins, in document order
-    assert first.joined == (("a#5", "u5", 500, 600), ("a#4", "u4", 400, 498))
-    assert first.spans == [(500, 600), (400, 498)]  # the text's spans: not the 2 characters between
+    # the previous chunk (3rd) joins before the next one (4th); the 6th, next to them, is outside the window
+    assert first.joined == (("a#5", "u5", 500, 600), ("a#4", "u4", 400, 498), ("a#6", "u6", 602, 700))
+    assert first.spans == [(500, 600), (400, 498), (602, 700)]  # the text's spans: not the characters between
     assert (first.chunk_id, first.unit_id, first.section_path, first.score) == ("a#5", "u5", ("s5",), 9.0)
-    assert (first.text, first.source_start, first.source_end) == ("text 4\n\ntext 5", 400, 600)
+    assert (first.text, first.source_start, first.source_end) == ("text 4\n\ntext 5\n\ntext 6", 400, 700)
     assert (first.page_start, first.page_end, first.pages) == (2, 3, "2-3")
-    # the next chunk stays a hit of its own (a chunk joins once), behind what ranked before it
-    assert [h.chunk_id for h in joined[1:]] == ["b#1", "a#6", "b#9"]
+    assert [h.chunk_id for h in joined[1:]] == ["b#1", "b#9", "a#7"]
     assert not any(h.joined for h in joined[1:])
 
 

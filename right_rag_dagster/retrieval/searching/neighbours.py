@@ -1,9 +1,10 @@
-"""Neighbouring passages join: a hit takes in the chunk just before or after it in the text when that chunk ranks
-among the best ``WINDOW`` too.
+"""Neighbouring passages join: chunks that follow one another in a document's text and all rank among the best
+``WINDOW`` become one hit.
 
 An answer often runs across a chunk boundary: a heading or a rule in one chunk, its text or its exception in the
 next. Both halves rank high, and as two hits neither holds the answer. Joined, they take the better one's place and
-score, and the candidates behind them move up (docs/evaluation.md, twelfth round).
+score, and the candidates behind them move up (docs/evaluation.md, twelfth round: +29 questions of 390 at rank 1 on
+the tuning sets, none lower, for about 1,000 more context characters in the top five).
 
 Neighbours are found by their spans, not by chunk ordinals: a chunker may number its chunks out of text order (9% of
 the domain chunker's consecutive ordinals in one evaluation store were not consecutive in the text).
@@ -24,12 +25,13 @@ own, a page's running header. Any more and something else (another chunk) may li
 
 
 def join_neighbours(hits: list[Hit], window: int = WINDOW) -> list[Hit]:
-    """``hits`` with each of the first ``window`` joined to at most one chunk of its document that is also among the
-    first ``window`` and follows or precedes it in the text (the better ranked of the two), ranks renumbered.
+    """``hits`` with each run of chunks that follow one another in a document's text and all rank among the first
+    ``window`` made one hit, at the place of the best ranked of them; ranks renumbered.
 
-    A joined hit keeps the better hit's chunk id, unit, section path, score and details; its text is both chunks'
-    texts in document order, a blank line apart; its span and pages cover both (and what lies between), and
-    ``joined`` holds each chunk's id, unit and span, the better ranked first (an answer reads them in that order)."""
+    The run grows from its best ranked chunk, taking the best ranked neighbour of its ends each time. A joined hit
+    keeps that chunk's id, unit, section path, score and details; its text is the chunks' texts in document order, a
+    blank line apart; its span and pages cover them all (and what lies between), and ``joined`` holds each chunk's
+    id, unit and span in the order they joined, best ranked first (an answer reads them in that order)."""
     top = hits[:window]
     taken: set[int] = set()
     out: list[Hit] = []
@@ -37,11 +39,13 @@ def join_neighbours(hits: list[Hit], window: int = WINDOW) -> list[Hit]:
         if i in taken:
             continue
         if i < window:
-            mate = next((j for j, other in enumerate(top)
-                         if j != i and j not in taken and _neighbours(hit, other)), None)
-            if mate is not None:
-                taken.update((i, mate))
-                hit = _joined(hit, top[mate])
+            run = [i]
+            while (mate := next((j for j, other in enumerate(top) if j not in taken and j not in run
+                                 and any(_neighbours(top[r], other) for r in run)), None)) is not None:
+                run.append(mate)
+            if len(run) > 1:
+                taken.update(run)
+                hit = _joined([top[r] for r in run])
         out.append(hit)
     return [replace(hit, rank=rank) for rank, hit in enumerate(out, start=1)]
 
@@ -55,15 +59,16 @@ def _neighbours(a: Hit, b: Hit) -> bool:
     return 0 <= second.source_start - first.source_end <= MAX_GAP  # type: ignore[operator]
 
 
-def _joined(hit: Hit, mate: Hit) -> Hit:
-    """``hit`` with ``mate``'s text, span and pages added on the side where ``mate`` lies in the document."""
-    first, second = sorted((hit, mate), key=lambda h: h.source_start)  # type: ignore[arg-type,return-value]
-    pages = [p for p in (first.page_start, second.page_start) if p is not None]
-    ends = [p for p in (first.page_end, second.page_end) if p is not None]
+def _joined(run: list[Hit]) -> Hit:
+    """``run[0]`` with the texts, spans and pages of the whole run, in document order."""
+    ordered = sorted(run, key=lambda h: h.source_start)  # type: ignore[arg-type,return-value]
+    first, last = ordered[0], ordered[-1]
+    pages = [h.page_start for h in ordered if h.page_start is not None]
+    ends = [h.page_end for h in ordered if h.page_end is not None]
     return replace(
-        hit, text=f"{first.text}\n\n{second.text}", source_start=first.source_start, source_end=second.source_end,
-        page_start=min(pages) if pages else None, page_end=max(ends) if ends else None,
-        page_label_start=first.page_label_start or second.page_label_start,
-        page_label_end=second.page_label_end or first.page_label_end,
-        joined=tuple((h.chunk_id, h.unit_id, h.source_start, h.source_end) for h in (hit, mate)),  # type: ignore[misc]
+        run[0], text="\n\n".join(h.text for h in ordered), source_start=first.source_start,
+        source_end=last.source_end, page_start=min(pages) if pages else None, page_end=max(ends) if ends else None,
+        page_label_start=next((h.page_label_start for h in ordered if h.page_label_start), None),
+        page_label_end=next((h.page_label_end for h in reversed(ordered) if h.page_label_end), None),
+        joined=tuple((h.chunk_id, h.unit_id, h.source_start, h.source_end) for h in run),  # type: ignore[misc]
     )

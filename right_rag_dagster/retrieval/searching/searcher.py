@@ -46,8 +46,8 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
     (a local model is recreated from the stored identity when omitted); ``expand`` returns a whole unit
     in place of several of its chunks; ``registry`` finds spec/retrievers plugins; ``options`` go to the
     retriever (``weights``, ``rrf_k``, ``depth``); ``identity`` says how a document named in the question
-    moves its passages (``searching.identity``: none, boost, first, filter); ``neighbours`` joins a hit and the
-    chunk next to it when both rank high (``searching.neighbours``; not with ``expand``).
+    moves its passages (``searching.identity``: none, boost, first, filter); ``neighbours`` joins chunks that
+    follow one another in the text and all rank high (``searching.neighbours``; not with ``expand``).
     """
     if k < 1:
         raise ConfigError(f"k must be at least 1, got {k}")
@@ -61,9 +61,9 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
     deep = bool(named) or defining  # candidates are reordered: fetch DEPTH of them
     cold = (type(plugin) is Bm25Retriever and not filters and not expand and not (named and identity == "filter")
             and not quoted and not defining)
-    # merging chunks leaves fewer hits: fetch more so k remain (a join takes two of the first WINDOW candidates),
+    # merging chunks leaves fewer hits: fetch more so k remain (joins make at most one hit of the first WINDOW),
     # and never fewer than WINDOW, so the first hits are the same whatever k is
-    fetch = k * 3 if expand else max(k + WINDOW // 2, WINDOW) if neighbours else k
+    fetch = k * 3 if expand else max(k + WINDOW - 1, WINDOW) if neighbours else k
     if cold and first_search(store, chunker):
         hits = cold_bm25(store, f"{query} {extra}" if extra else query, chunker,
                          max(fetch, DEPTH) if named else fetch)

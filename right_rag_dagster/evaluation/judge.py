@@ -47,7 +47,7 @@ class RetrievedChunk:
         return {"rank": self.rank, "chunk_id": self.chunk_id, "document": self.document,
                 "source_start": self.source_start, "source_end": self.source_end, "page_start": self.page_start,
                 "page_end": self.page_end, "score": self.score, "text": self.text,
-                **({"joined": [list(part) for part in self.joined]} if self.joined else {})}
+                "joined": [list(part) for part in self.joined]}
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ def test_evaluate_prints_a_table_and_writes_json(indexed_project: Path, tmp_path
     question = payload["questions"][0]
     assert {"id", "question", "evidence", "first_hit_rank", "hits"} <= set(question)
     assert set(question["hits"][0]) == {"rank", "chunk_id", "document", "source_start", "source_end",
-                                        "page_start", "page_end", "score", "text"}
+                                        "page_start", "page_end", "score", "text", "joined"}
     fhs_hit = next(h for q in payload["questions"] for h in q["hits"] if h["document"] == "fhs-3.0.pdf")
     assert fhs_hit["page_start"] >= 1
 

@@ -71,7 +71,7 @@ def test_runs_sorted_best_first_with_rows_table_and_json() -> None:
     assert first["evidence"] == [{"document": "d.txt", "quote": "alpha beta gamma. alpha", "source_start": 0,
                                   "source_end": 23, "answered_rank": 1}]
     assert set(first["hits"][0]) == {"rank", "chunk_id", "document", "source_start", "source_end", "page_start",
-                                     "page_end", "score", "text"}
+                                     "page_end", "score", "text", "joined"}
     assert broken["first_hit_rank"] is None and broken["errors"][0].startswith("quote not found")
     assert report.errors() == ["broken: quote not found in d.txt: 'omega'"]
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..retrieval.hits import text_spans
 from .questions import Question
 from .spans import CollapsedText, half_covered
 
@@ -36,12 +37,7 @@ class RetrievedChunk:
 
     @property
     def spans(self) -> list[tuple[int, int]]:
-        """The spans the text comes from: a joined hit's chunks leave out the gaps between them."""
-        if self.joined:
-            return [(start, end) for _, _, start, end in self.joined]
-        if self.source_start is None or self.source_end is None:
-            return []
-        return [(self.source_start, self.source_end)]
+        return text_spans(self.joined, self.source_start, self.source_end)
 
     def to_json(self) -> dict[str, Any]:
         return {"rank": self.rank, "chunk_id": self.chunk_id, "document": self.document,

@@ -36,13 +36,7 @@ class Hit:
 
     @property
     def spans(self) -> list[tuple[int, int]]:
-        """The document spans this hit's text comes from: one per chunk (a joined hit's leave out the gaps between
-        them); empty when the chunk has no span."""
-        if self.joined:
-            return [(start, end) for _, _, start, end in self.joined]
-        if self.source_start is None or self.source_end is None:
-            return []
-        return [(self.source_start, self.source_end)]
+        return text_spans(self.joined, self.source_start, self.source_end)
 
     @property
     def pages(self) -> str:
@@ -59,3 +53,14 @@ class Hit:
         data["section_path"] = list(self.section_path)
         data["joined"] = [list(part) for part in self.joined]
         return {"document": data.pop("document_id"), **data}
+
+
+def text_spans(joined: tuple[tuple[str, str, int, int], ...], start: int | None,
+               end: int | None) -> list[tuple[int, int]]:
+    """The document spans a hit's text comes from: one per chunk (a joined hit's leave out the gaps between them);
+    empty when the chunk has no span. ``Hit.spans`` and the evaluation's ``RetrievedChunk.spans``."""
+    if joined:
+        return [(part_start, part_end) for _, _, part_start, part_end in joined]
+    if start is None or end is None:
+        return []
+    return [(start, end)]

@@ -66,11 +66,14 @@ def run(args: argparse.Namespace) -> int:
 def _index(args: argparse.Namespace, project: Project, store: Store, started: float) -> int:
     # Imported here, not at the top: a run with nothing to do needs none of the run's machinery (workers,
     # Dagster, embedders, the progress bar), and ``right-rag --help`` imports every command module.
-    from ..pipeline.indexer import Indexer
-    from ..pipeline.plan import scan_and_plan
-    from ..pipeline.plugins import record_plugin_errors
-    from ..retrieval.formats import outdated_indexes, stored_dense_indexes
-    from ..retrieval.settings import RetrievalSettings
+    from ..startup import bulk_imports
+
+    with bulk_imports():
+        from ..pipeline.indexer import Indexer
+        from ..pipeline.plan import scan_and_plan
+        from ..pipeline.plugins import record_plugin_errors
+        from ..retrieval.formats import outdated_indexes, stored_dense_indexes
+        from ..retrieval.settings import RetrievalSettings
 
     indexer = Indexer(project)
     chunkers = [c.name for c in indexer.plugins.chunkers]
@@ -101,6 +104,7 @@ def _run(args: argparse.Namespace, project: Project, store: Store, plan: IndexPl
     from ..pipeline.runner import add_progress_listener, add_start_listener
     from ..pipeline.workers import close_prestarted, prestart_workers
     from ..retrieval.formats import outdated_indexes
+    from ..startup import bulk_imports
     from .progress import ProgressBar
 
     if dense_work:
@@ -118,9 +122,8 @@ def _run(args: argparse.Namespace, project: Project, store: Store, plan: IndexPl
         if plan.todo:  # they import the plugins while this process imports Dagster; with --writers N, this
             prestart_workers(project, keep=writers > 1)  # process is a writer too, and keeps them for its ranges
         processes = _start_writers(project, writers - 1, args.debug) if plan.todo and writers > 1 else None
-        from ..orchestration.local import (
-            run_local,  # Dagster is imported only when there is work to do
-        )
+        with bulk_imports():  # Dagster is imported only when there is work to do
+            from ..orchestration.local import run_local
 
         bar = ProgressBar(len(plan.todo))
         add_progress_listener(bar.advance)

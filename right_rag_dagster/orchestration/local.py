@@ -13,6 +13,7 @@ from dagster._core.utils import make_new_run_id
 from ..errors import RightRagError
 from ..pipeline.plan import IndexPlan
 from ..project import Project
+from ..startup import bulk_imports
 from .defs.documents import STORE_POOL
 from .home import ensure_dagster_home
 from .names import DOCUMENT_JOB, DOCUMENTS_PARTITIONS, REFRESH_JOB
@@ -74,7 +75,8 @@ def run_local(project: Project, plan: IndexPlan, all_keys: Sequence[str], refres
     with ExitStack() as stack:
         if instance is None:
             ensure_dagster_home(project.dagster_home)
-            instance = stack.enter_context(dg.DagsterInstance.get())
+            with bulk_imports():  # the instance imports Dagster's storage (SQLAlchemy, Alembic) on first use
+                instance = stack.enter_context(dg.DagsterInstance.get())
         recovered = recover_dead_runs(instance)
         if notify is not None and recovered.failed_runs:
             notify(f"marked {len(recovered.failed_runs)} run(s) of dead right-rag index processes failed and freed "

@@ -39,17 +39,20 @@ class Writer:
         self.project = Project.load(project_dir)
         prestart_workers(self.project, keep=True)  # they import the plugins while this process imports Dagster
 
-        import dagster as dg
+        from ..startup import bulk_imports
 
-        from .local import SUBSET_PLANNED_EVENTS
-        from .project_definitions import build_definitions
-        from .resources import preload
+        with bulk_imports():
+            import dagster as dg
 
-        # One planned event per asset for each range, not one per asset and partition (hundreds per range, each
-        # a write to PostgreSQL): set here, since the parent may start this process before it sets it for itself.
-        os.environ.setdefault(SUBSET_PLANNED_EVENTS, "1")
+            from .local import SUBSET_PLANNED_EVENTS
+            from .project_definitions import build_definitions
+            from .resources import preload
 
-        self.defs = build_definitions(self.project)
+            # One planned event per asset for each range, not one per asset and partition (hundreds per range,
+            # each a write to PostgreSQL): set here, since the parent may start this process before it sets it.
+            os.environ.setdefault(SUBSET_PLANNED_EVENTS, "1")
+
+            self.defs = build_definitions(self.project)
         self.debug = debug
         preload(self.project)
         self._instance: dg.DagsterInstance | None = None
@@ -60,8 +63,11 @@ class Writer:
         tables (it says so with ``PREPARE``, or by sending the first range)."""
         import dagster as dg
 
+        from ..startup import bulk_imports
+
         if self._instance is None:
-            self._instance = dg.DagsterInstance.get()
+            with bulk_imports():  # the instance imports Dagster's storage on first use
+                self._instance = dg.DagsterInstance.get()
         return self._instance
 
     def run(self, run_id: str, tags: dict[str, str]) -> bool:
@@ -162,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     from ..pipeline.heap import limit_arenas
+    from ..startup import freeze_after_imports
 
     limit_arenas()
+    freeze_after_imports()
     sys.exit(main())

@@ -13,8 +13,8 @@ unit. A second passage whose best sentence covers as much as the quote's (``SECO
 (``second_quote``): when two passages answer equally well, rank alone cannot say which holds the evidence. The words
 that say what kind of answer is asked for ("In what *pixel format* does ...", "What *error* does ...": ``focus_terms``)
 weigh ``FOCUS_WEIGHT`` times as much, and a heading line inside the passage (a request's name over its description)
-counts for ``UNDER_WEIGHT`` towards the sentences under it. A record (a
-copyright stanza) is read as one sentence. A question term counts by its BM25 weight (a licence's every passage says
+counts for ``UNDER_WEIGHT`` towards the sentences under it; so do the question sentences of a FAQ entry
+("Q: ... A: ...") towards its answer. A record (a copyright stanza) is read as one sentence. A question term counts by its BM25 weight (a licence's every passage says
 "License"; few say "modified files"), and when passages are compared a passage's section path counts for half (a
 sentence under "3.18 /tmp: Temporary files" is about /tmp). Rows of a table, dot leaders and other lines without prose
 (code, dot leaders) are never quoted (a sentence that holds one keeps its prose lines), a label line over an indented
@@ -133,7 +133,7 @@ def prose_sentences(text: str) -> list[tuple[int, int]]:
     """Sentence spans of ``text`` without table rows; an overlong "sentence" is split into its lines. A record
     (a copyright stanza: ``Files:``, ``Copyright:``, ``License:`` lines) is one "sentence": its fields answer
     together."""
-    if _is_record(text):
+    if _is_record(text) and not _faq_question_end(text):  # "Q:" and "A:" open lines as fields do
         pieces = [(0, len(text.rstrip()))] if len(text.strip()) <= MAX_SENTENCE else _lines(text, 0, len(text))
         return [(a + len(text[a:b]) - len(text[a:b].lstrip()), b) for a, b in pieces if text[a:b].strip()]
     out = []
@@ -245,10 +245,11 @@ def score_passages(weights: dict[str, float], passages: Sequence[tuple[str, str]
         heading_terms = passage_terms(heading)
         sentences_ = []
         above: set[str] = set()
+        asked = _faq_question_end(text)
         for start, end in prose_sentences(text):
             words = passage_terms(text[start:end])
             own = share(words)
-            heading_line = _is_heading(text[start:end])
+            heading_line = _is_heading(text[start:end]) or start < asked
             grounded = (1 - HEADING_WEIGHT) * own + HEADING_WEIGHT * share(words | heading_terms)
             sentences_.append(Sentence(number, start, end, own, grounded, frozenset(t for t in weights if t in words),
                                        bool(_CONTINUES.match(text[start:end])), heading_line,
@@ -259,6 +260,20 @@ def score_passages(weights: dict[str, float], passages: Sequence[tuple[str, str]
                 above = words
         scored.append(sentences_)
     return scored
+
+
+_FAQ_QUESTION = re.compile(r"\s*(?:Q|Question)(?:[ \t]*\d{1,3})?[ \t]*[:.)][ \t]+\S")
+_FAQ_ANSWER = re.compile(r"^[ \t]*(?:A|Answer)(?:[ \t]*\d{1,3})?[ \t]*[:.)][ \t]+\S", re.MULTILINE)
+
+
+def _faq_question_end(text: str) -> int:
+    """Where the answer of a FAQ entry ("Q: ... A: ...") opens, 0 for other text: the sentences before it are the
+    question, which shares the most words with a user's question and answers nothing, so they count as a heading
+    over the answer (``under``) and are quoted only with it."""
+    if not _FAQ_QUESTION.match(text):
+        return 0
+    answer = _FAQ_ANSWER.search(text)
+    return answer.start() if answer else 0
 
 
 def _defines(sentence: str, weights: dict[str, float], total: float) -> float:

@@ -86,3 +86,31 @@ def test_the_title_is_the_first_line_with_words_not_markup(text: str, title: str
     document = Document("doc.rst", text)
     units = build_units(document, GenericUnitParser().parse_document(document), "generic")
     assert units[0].attributes["document_title"] == title
+
+
+def test_a_faq_entry_is_one_unit_from_its_question_to_the_next() -> None:
+    """xz-utils' FAQ (tests/fixtures/heldout13): each ``Q:`` block with its ``A:`` block and the answer's further
+    paragraphs and indented commands is one ``question`` unit, its topic the question; apart, an answer
+    ("A:  Set a default memory usage limit ...") never said what it answered."""
+    units = _parse(TESTS / "fixtures" / "heldout13" / "documents" / "xz-faq.txt")
+    entries = [u for u in walk_units(units) if u.attributes["unit_type"] == "question"]
+    assert len(entries) == 18 and len(list(walk_units(units))) == 19  # the title's section holds them all
+    memory = next(u for u in entries if u.topic.startswith('I need to use a script that runs "xz -9".'))
+    assert memory.fulltext.startswith("Q:  I need to use a script")
+    assert "export XZ_DEFAULTS" in memory.fulltext and "\nQ:" not in memory.fulltext
+    assert all(u.fulltext.startswith("Q:") for u in entries)
+
+
+@pytest.mark.parametrize(("text", "kinds", "first"), [
+    ("Q. Does it work?\n\nA. Yes.\n\n    $ run it\n\nQ. Why?\n\nA. Because.\n", ["question", "question"],
+     "Q. Does it work?\n\nA. Yes.\n\n    $ run it"),
+    ("Question 1: Does it work?\n\nAnswer 1: Yes.\n", ["question"], "Question 1: Does it work?\n\nAnswer 1: Yes."),
+    ("A: an answer with no question.\n\nQ: a question with no answer\n\nSome text.\n", ["paragraph"] * 3,
+     "A: an answer with no question."),
+])
+def test_questions_join_their_answers_only(text: str, kinds: list[str], first: str) -> None:
+    document = Document("faq.txt", text)
+    units = build_units(document, GenericUnitParser().parse_document(document), "generic")
+    check_tree(document, units)
+    assert [u.attributes["unit_type"] for u in units] == kinds
+    assert units[0].fulltext == first

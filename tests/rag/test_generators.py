@@ -382,3 +382,23 @@ def test_extractive_quote_opens_with_the_sentence_a_therefore_follows_from() -> 
     quote = choose_quote(score_passages(weights, [(text, "")]), 600, 2, weights)
     assert text[quote.start:quote.end] == ("The cache holds every reply for an hour. Therefore, a stale reply can be "
                                            "served for up to an hour.")
+
+
+def test_extractive_reads_a_faq_question_as_the_heading_of_its_answer() -> None:
+    """xz-utils' FAQ (tests/fixtures/heldout13): the "Q:" sentences share the most words with a user's question and
+    answer nothing; they count as a heading over the answer, whose sentences then outweigh them. Read as prose, the
+    quote was the question and the answer's first sentence, and missed the sentence that answers."""
+    from right_rag_dagster.rag.evidence import content_terms
+    from right_rag_dagster.rag.extractive import choose_quote, score_passages
+
+    faq = (REPO_ROOT / "tests" / "fixtures" / "heldout13" / "documents" / "xz-faq.txt").read_text()
+    start = faq.index("Q:  I told xz to use many threads")
+    text = faq[start:faq.index("\nQ:", start)].rstrip()
+    weights = dict.fromkeys(content_terms("Why does xz use only one core on a small file when I ask for many "
+                                          "threads?"), 1.0)
+    scored = score_passages(weights, [(text, "")])
+    asked = [s for s in scored[0] if s.start < text.index("A:  ")]  # "I told xz ...", "What is wrong?"
+    assert len(asked) == 2 and all(s.heading for s in asked)
+    quote = choose_quote(scored, 600, 5, weights)
+    assert quote.start >= text.index("A:  ")
+    assert "then many threads cannot be used" in " ".join(text[quote.start:quote.end].split())

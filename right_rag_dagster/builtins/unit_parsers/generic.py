@@ -5,7 +5,8 @@ Never selected by default and never routed to beside the domain parsers: a proje
 parser declines. It reads the structure the text shows without knowing the family: headings (Markdown ``#``,
 underlined, numbered ``2.1.``, ``Chapter 3``, ``IV. Writing``, short capitalised or ``Label:`` lines) nest in
 the order their styles first appear; inside a section, each blank-line separated block is a ``stanza``
-(``Field: value`` lines), a ``definition`` (a term line over an indented body) or a ``paragraph``.
+(``Field: value`` lines), a ``definition`` (a term line over an indented body) or a ``paragraph``, except that a
+FAQ's ``Q:`` block and the ``A:`` block after it, with the blocks up to the next ``Q:``, are one ``question``.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ _LABEL = re.compile(r"^[A-Z][\w ()/,'-]{0,50}:$")
 _CAPS = re.compile(r"^[A-Z][A-Z0-9 ,&'/()-]{3,60}$")
 _FIELD = re.compile(r"^[A-Za-z][\w-]{0,40}:(?:[ \t]|$)")
 _BLANK_RUN = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
+_QUESTION = re.compile(r"(?:Q|Question)(?:[ \t]*\d{1,3})?[ \t]*[:.)][ \t]+(?=\S)")
+_ANSWER = re.compile(r"(?:A|Answer)(?:[ \t]*\d{1,3})?[ \t]*[:.)][ \t]+(?=\S)")
 
 
 @dataclass(frozen=True)
@@ -202,11 +205,16 @@ class _Builder:
 
     def blocks(self, start: int, end: int, parent: tuple[str, ...]) -> list[ParsedUnit]:
         units = []
-        for ordinal, (block_start, block_end) in enumerate(_paragraphs(self.text, start, end), start=1):
+        blocks = _questions(self.text, _paragraphs(self.text, start, end))
+        for ordinal, (block_start, block_end, entry) in enumerate(blocks, start=1):
             block = self.text[block_start:block_end]
-            kind, term = _classify(self.text, block_start, block)
-            label = parent[-1] if parent else self.title
-            topic = term if term else f"{label} ¶{ordinal}"
+            question = _QUESTION.match(block) if entry else None
+            if question:
+                kind, term = "question", None
+                topic = " ".join(block[question.end():].split("\n\n", 1)[0].split())[:MAX_HEADING]
+            else:
+                kind, term = _classify(self.text, block_start, block)
+                topic = term if term else f"{parent[-1] if parent else self.title} ¶{ordinal}"
             units.append(self.unit(f"¶{ordinal}", topic, (block_start, block_end), kind, parent, [],
                                    defined_term=term if kind == "definition" else None))
         return units
@@ -267,6 +275,25 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     while end > start and text[end - 1].isspace():
         end -= 1
     return start, end
+
+
+def _questions(text: str, blocks: list[tuple[int, int]]) -> list[tuple[int, int, bool]]:
+    """``blocks`` with each FAQ entry made one (True): a ``Q:`` block followed by an ``A:`` block, and the blocks
+    after them up to the next ``Q:`` block (an answer's further paragraphs, its indented commands). Apart, the
+    answer says nothing about what it answers ("A: Set a default memory usage limit ...") and the question holds no
+    answer, so neither ranks for a question put in other words, and the answer can sit outside the top hits."""
+    out: list[tuple[int, int, bool]] = []
+    index = 0
+    while index < len(blocks):
+        start, end = blocks[index]
+        index += 1
+        entry = bool(_QUESTION.match(text, start, end) and index < len(blocks)
+                     and _ANSWER.match(text, *blocks[index]))
+        while entry and index < len(blocks) and not _QUESTION.match(text, *blocks[index]):
+            end = blocks[index][1]
+            index += 1
+        out.append((start, end, entry))
+    return out
 
 
 def _paragraphs(text: str, start: int, end: int) -> list[tuple[int, int]]:

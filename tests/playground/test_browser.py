@@ -88,6 +88,32 @@ def test_recorded_mode_flow_steps_citation_and_comparison(page, server_url: str)
     assert pane.locator("header h2").inner_text().startswith("domain ×")
 
 
+def test_a_joined_hit_shows_every_chunk_it_joins_in_document_order(page, server_url: str) -> None:  # noqa: ANN001
+    """A hit that joins neighbouring chunks (``retrieval/searching/neighbours.py``) is one row that says how many it
+    joins, and its text is every chunk's, in the order of the document (not of rank)."""
+    recording = Recording.load(PACKAGED)
+    runs = ((q, recording.run(q["question"], "domain", "bm25", "simple")) for q in recording.data["questions"])
+    question, run, hit = next((q, run, h) for q, run in runs for h in _retrieved(run) if len(h.get("joined", ())) > 2)
+    page.goto(server_url + "?mode=recorded")
+    page.wait_for_selector("body[data-ready=true]")
+    choose(page, "a", chunker="domain", flow="simple", retriever="bm25")
+    page.select_option("#dev-questions", question["question"])
+    page.click("#ask-button")
+    side(page, "a").locator('.step[data-step="retrieve"]').first.click()
+    row = page.locator(f'#detail tr.hit[data-chunk="{hit["chunk_id"]}"]')
+    assert f"joins {len(hit['joined'])} neighbouring chunks" in row.locator("td.details").inner_text()
+    row.click()
+    shown = row.locator("xpath=following-sibling::tr[1]").locator("pre").inner_text()
+    in_text_order = sorted(hit["joined"], key=lambda part: part[2])
+    assert [part[0] for part in in_text_order] != [part[0] for part in hit["joined"]]  # rank order differs
+    assert collapse_whitespace(shown) == collapse_whitespace(
+        " ".join(run["chunks"][part[0]]["text"] for part in in_text_order))
+
+
+def _retrieved(run: dict) -> list[dict]:
+    return next(step for step in run["trace"]["steps"] if step["step"] == "retrieve")["outputs"]["hits"]
+
+
 def test_live_mode_runs_the_real_query_code_side_by_side(page, server_url: str) -> None:  # noqa: ANN001
     page.goto(server_url + "?mode=live")
     page.wait_for_selector("body[data-ready=true]")

@@ -29,7 +29,7 @@ export function chunkTable(hits, run) {
     h("thead", {}, h("tr", {}, ["#", "document", "page", "section path", "score", "ranking details", ""].map((t) => h("th", {}, t)))),
     h("tbody", {}, hits.map((hit) => {
       const chunk = run.chunks[hit.chunk_id] || {};
-      // a hit joined with its neighbouring chunk shows both, in document order
+      // a hit that joins neighbouring chunks (retrieval/searching/neighbours.py) shows them all, in document order
       const parts = hit.joined ? [...hit.joined].sort((a, b) => a[2] - b[2]).map((p) => p[0]) : [hit.chunk_id];
       const evidence = parts.some((id) => marks[id]);
       const body = parts.map((id) => (run.chunks[id] || {}).text || "").join("\n\n");
@@ -38,7 +38,7 @@ export function chunkTable(hits, run) {
                             onclick: () => { text.hidden = !text.hidden; } },
         h("td", {}, hit.rank), h("td", {}, hit.document), h("td", {}, hit.pages || chunk.pages || "–"),
         h("td", { class: "path" }, (hit.section_path || []).join(" › ")), h("td", {}, num(hit.score, 4)),
-        h("td", { class: "details" }, [ranking(hit.details), hit.joined ? " · joined with its neighbouring chunk" : ""].join("")),
+        h("td", { class: "details" }, [ranking(hit.details), hit.joined ? ` · joins ${hit.joined.length} neighbouring chunks` : ""].join("")),
         h("td", {}, evidence ? h("span", { class: "evidence-tag", title: "holds the question's evidence" }, "evidence") : ""));
       return [row, text];
     })));

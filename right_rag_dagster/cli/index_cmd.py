@@ -66,14 +66,11 @@ def run(args: argparse.Namespace) -> int:
 def _index(args: argparse.Namespace, project: Project, store: Store, started: float) -> int:
     # Imported here, not at the top: a run with nothing to do needs none of the run's machinery (workers,
     # Dagster, embedders, the progress bar), and ``right-rag --help`` imports every command module.
-    from ..startup import bulk_imports
-
-    with bulk_imports():
-        from ..pipeline.indexer import Indexer
-        from ..pipeline.plan import scan_and_plan
-        from ..pipeline.plugins import record_plugin_errors
-        from ..retrieval.formats import outdated_indexes, stored_dense_indexes
-        from ..retrieval.settings import RetrievalSettings
+    from ..pipeline.indexer import Indexer
+    from ..pipeline.plan import scan_and_plan
+    from ..pipeline.plugins import record_plugin_errors
+    from ..retrieval.formats import outdated_indexes, stored_dense_indexes
+    from ..retrieval.settings import RetrievalSettings
 
     indexer = Indexer(project)
     chunkers = [c.name for c in indexer.plugins.chunkers]

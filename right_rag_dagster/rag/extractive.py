@@ -14,12 +14,13 @@ unit. A second passage whose best sentence covers as much as the quote's (``SECO
 that say what kind of answer is asked for ("In what *pixel format* does ...", "What *error* does ...": ``focus_terms``)
 weigh ``FOCUS_WEIGHT`` times as much, and a heading line inside the passage (a request's name over its description)
 counts for ``UNDER_WEIGHT`` towards the sentences under it; so do the question sentences of a FAQ entry
-("Q: ... A: ...") towards its answer. A record (a copyright stanza) is read as one sentence. A question term counts by its BM25 weight (a licence's every passage says
-"License"; few say "modified files"), and when passages are compared a passage's section path counts for half (a
-sentence under "3.18 /tmp: Temporary files" is about /tmp). Rows of a table, dot leaders and other lines without prose
-(code, dot leaders) are never quoted (a sentence that holds one keeps its prose lines), a label line over an indented
-body (a man page's option or field name) is a heading of its own, and a "sentence" longer than ``MAX_SENTENCE`` (a long
-clause, a list without punctuation) is read in pieces of whole lines up to ``PIECE`` characters.
+("Q: ... A: ...") towards its answer. A record (a copyright stanza) is read as one sentence. A question term counts
+by its BM25 weight (a licence's every passage says "License"; few say "modified files"), and when passages are
+compared a passage's section path counts for half (a sentence under "3.18 /tmp: Temporary files" is about /tmp).
+Rows of a table, dot leaders and other lines without prose (code, dot leaders) are never quoted (a sentence that
+holds one keeps its prose lines), a label line over an indented body (a man page's option or field name) is a heading
+of its own, and a "sentence" longer than ``MAX_SENTENCE`` (a long clause, a list without punctuation) is read in
+pieces of whole lines up to ``PIECE`` characters.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..core.faq import ANSWER_LINE, QUESTION
 from .evidence import content_terms, passage_terms, sentences
 
 RANK_TOLERANCE = 0.5
@@ -262,17 +264,13 @@ def score_passages(weights: dict[str, float], passages: Sequence[tuple[str, str]
     return scored
 
 
-_FAQ_QUESTION = re.compile(r"\s*(?:Q|Question)(?:[ \t]*\d{1,3})?[ \t]*[:.)][ \t]+\S")
-_FAQ_ANSWER = re.compile(r"^[ \t]*(?:A|Answer)(?:[ \t]*\d{1,3})?[ \t]*[:.)][ \t]+\S", re.MULTILINE)
-
-
 def _faq_question_end(text: str) -> int:
     """Where the answer of a FAQ entry ("Q: ... A: ...") opens, 0 for other text: the sentences before it are the
     question, which shares the most words with a user's question and answers nothing, so they count as a heading
     over the answer (``under``) and are quoted only with it."""
-    if not _FAQ_QUESTION.match(text):
+    if not QUESTION.match(text, len(text) - len(text.lstrip())):
         return 0
-    answer = _FAQ_ANSWER.search(text)
+    answer = ANSWER_LINE.search(text)
     return answer.start() if answer else 0
 
 

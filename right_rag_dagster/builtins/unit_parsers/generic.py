@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from right_rag_dagster.core.faq import ANSWER, QUESTION
 from right_rag_dagster.core.interfaces import UnitParser
 from right_rag_dagster.core.model import Document, ParsedUnit
 
@@ -32,8 +33,6 @@ _LABEL = re.compile(r"^[A-Z][\w ()/,'-]{0,50}:$")
 _CAPS = re.compile(r"^[A-Z][A-Z0-9 ,&'/()-]{3,60}$")
 _FIELD = re.compile(r"^[A-Za-z][\w-]{0,40}:(?:[ \t]|$)")
 _BLANK_RUN = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
-_QUESTION = re.compile(r"(?:Q|Question)(?:[ \t]*\d{1,3})?[ \t]*[:.)][ \t]+(?=\S)")
-_ANSWER = re.compile(r"(?:A|Answer)(?:[ \t]*\d{1,3})?[ \t]*[:.)][ \t]+(?=\S)")
 
 
 @dataclass(frozen=True)
@@ -208,7 +207,7 @@ class _Builder:
         blocks = _questions(self.text, _paragraphs(self.text, start, end))
         for ordinal, (block_start, block_end, entry) in enumerate(blocks, start=1):
             block = self.text[block_start:block_end]
-            question = _QUESTION.match(block) if entry else None
+            question = QUESTION.match(block) if entry else None
             if question:
                 kind, term = "question", None
                 topic = " ".join(block[question.end():].split("\n\n", 1)[0].split())[:MAX_HEADING]
@@ -287,9 +286,9 @@ def _questions(text: str, blocks: list[tuple[int, int]]) -> list[tuple[int, int,
     while index < len(blocks):
         start, end = blocks[index]
         index += 1
-        entry = bool(_QUESTION.match(text, start, end) and index < len(blocks)
-                     and _ANSWER.match(text, *blocks[index]))
-        while entry and index < len(blocks) and not _QUESTION.match(text, *blocks[index]):
+        entry = bool(QUESTION.match(text, start, end) and index < len(blocks)
+                     and ANSWER.match(text, *blocks[index]))
+        while entry and index < len(blocks) and not QUESTION.match(text, *blocks[index]):
             end = blocks[index][1]
             index += 1
         out.append((start, end, entry))

@@ -1,0 +1,13 @@
+"""How a FAQ marks its entries: ``Q:`` (``Q.``, ``Question 1:``) opens a question, ``A:`` its answer. The generic
+parser makes an entry one unit by them; the extractive answer reads an entry's question as the heading of its answer."""
+
+from __future__ import annotations
+
+import re
+
+QUESTION = re.compile(r"(?:Q|Question)(?:[ \t]*\d{1,3})?[ \t]*[:.)][ \t]+(?=\S)")
+"""The marker that opens a question, with the blanks after it (``match`` at the block's start)."""
+ANSWER = re.compile(r"(?:A|Answer)(?:[ \t]*\d{1,3})?[ \t]*[:.)][ \t]+(?=\S)")
+"""The marker that opens an answer, with the blanks after it."""
+ANSWER_LINE = re.compile(rf"^[ \t]*{ANSWER.pattern}", re.MULTILINE)
+"""A line that opens an answer, anywhere in a text (``search``)."""

@@ -16,7 +16,7 @@ import dagster as dg
 import pytest
 from dagster._core.scheduler.instigation import TickStatus
 from dagster._core.test_utils import freeze_time
-from dagster._daemon.sensor import execute_sensor_iteration
+from dagster._daemon.sensor import MIN_INTERVAL_LOOP_TIME, execute_sensor_iteration
 
 from right_rag_dagster.orchestration.definitions import build_definitions
 from right_rag_dagster.orchestration.names import DOCUMENTS_PARTITIONS
@@ -47,8 +47,8 @@ class Daemon:
         repository = next(iter(location.get_repositories().values()))
         self.sensor = repository.get_sensor(SENSOR)
 
-    def tick(self):
-        self.now += 60
+    def tick(self, after: float = 60):
+        self.now += after
         with freeze_time(self.now):
             list(execute_sensor_iteration(self.context, LOGGER, None, None))
         instance = self.context.instance
@@ -71,6 +71,18 @@ def test_first_tick_adds_partitions_and_its_run_indexes_every_file(project_dir, 
         assert run.job_name == "index_documents" and run.status == dg.DagsterRunStatus.SUCCESS
         assert chunk_count(project_dir, "GPL-3.0.txt") > 0
         assert len(tick.cursor or "") <= 32  # a digest, not one entry per file
+
+
+def test_a_file_saved_is_seen_on_the_daemons_next_loop(project_dir, instance):
+    """The daemon looks at sensors once per loop of ``MIN_INTERVAL_LOOP_TIME`` s, and a tick is recorded a moment
+    after its loop starts: a minimum interval of about a loop made every other loop skip the sensor."""
+    with workspace(project_dir, instance) as context:
+        daemon = Daemon(context)
+        daemon.tick()
+        (project_dir / "data" / "documents" / "MIT.txt").write_text("MIT License\n\nPermission is hereby granted.\n")
+        tick = daemon.tick(after=MIN_INTERVAL_LOOP_TIME - 0.5)  # the next loop, begun a little before 5 s elapsed
+        assert tick.status == TickStatus.SUCCESS, tick.error
+        assert "MIT.txt" in instance.get_dynamic_partitions(DOCUMENTS_PARTITIONS.name)
 
 
 def test_a_deletion_alone_removes_the_partition_and_the_run_removes_the_rows(project_dir, instance):

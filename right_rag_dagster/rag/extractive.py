@@ -70,6 +70,27 @@ DEFINING_SHARE = 0.25
 """For a question that asks what a term means, a sentence that opens by defining a term made only of question words,
 weighing at least this share of the question, is the passage's best sentence."""
 
+_WHY = re.compile(r"\bwhy\b|\bfor what reason\b|\bwhat is the reason\b", re.IGNORECASE)
+_HOW_MUCH = re.compile(r"\bhow\s+(?:much|many|long|often|fast|slow|big|large|far)\b", re.IGNORECASE)
+_REASON = re.compile(r"\b(?:because|since|so\s+that|in\s+order\s+to|due\s+to|the\s+reason|thus|hence|therefore|"
+                     r"as\s+a\s+result|to\s+(?:avoid|prevent|ensure|allow|make\s+sure|keep))\b", re.IGNORECASE)
+_AMOUNT = re.compile(r"\d|\b(?:half|halves|twice|double|doubles|triple|order\s+of|several|many\s+times)\b",
+                     re.IGNORECASE)
+CUE_SHARE = 0.3
+"""What a sentence that has the kind of answer a question asks for adds to its coverage (of a question that asks
+"why", a sentence that gives a reason; of "how much/many/long", one with a number), when it covers any term."""
+
+
+def answer_cue(question: str) -> re.Pattern[str] | None:
+    """The pattern of a sentence giving the kind of answer ``question`` asks for: a reason for "why", an amount for
+    "how much" (the question words themselves are stop words, so coverage alone never sees what is asked)."""
+    if _WHY.search(question):
+        return _REASON
+    if _HOW_MUCH.search(question):
+        return _AMOUNT
+    return None
+
+
 _TABLE_LINE = re.compile(r"\|.*\||\.{4,}|(?:\. ){4,}|(?:\S+ {3,}){3,}|\t.*\t")
 _CODE = re.compile(r"\$[({]|[+:?]=|==|&&|\|\||[{};]\s*$|^\s*(?:if|ifeq|ifneq|endif|fi|export|#!)\b", re.MULTILINE)
 
@@ -230,7 +251,7 @@ def _tabular(sentence: str) -> bool:
 
 
 def score_passages(weights: dict[str, float], passages: Sequence[tuple[str, str]],
-                   definition: bool = False) -> list[list[Sentence]]:
+                   definition: bool = False, cue: re.Pattern[str] | None = None) -> list[list[Sentence]]:
     """The prose sentences of each ``(text, section path)`` passage with their coverage of the question's terms
     (``weights``: term -> weight); ``grounded`` also counts the passage's section path, for half; ``under`` is what
     the last heading line above a sentence in the passage adds to its coverage ("ShowCursor" over "If the client has
@@ -251,6 +272,8 @@ def score_passages(weights: dict[str, float], passages: Sequence[tuple[str, str]
         for start, end in prose_sentences(text):
             words = passage_terms(text[start:end])
             own = share(words)
+            if cue is not None and own > 0 and cue.search(text[start:end]):
+                own += CUE_SHARE
             heading_line = _is_heading(text[start:end]) or start < asked
             grounded = (1 - HEADING_WEIGHT) * own + HEADING_WEIGHT * share(words | heading_terms)
             sentences_.append(Sentence(number, start, end, own, grounded, frozenset(t for t in weights if t in words),

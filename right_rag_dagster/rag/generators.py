@@ -22,7 +22,7 @@ from .evidence import (
     passage_terms,
     term_weights,
 )
-from .extractive import Quote, choose_quote, focus_weights, score_passages, second_quote
+from .extractive import Quote, answer_cue, choose_quote, focus_weights, score_passages, second_quote
 from .llm import LLM, make_llm
 from .model import NOT_FOUND, Citation, Generated
 from .prompts import build_messages, cited_numbers, says_not_found
@@ -82,7 +82,7 @@ class ExtractiveGenerator(Generator):
         weights = focus_weights(question, weights)
         context = [self._context(hit) for hit in top]
         scored = score_passages(weights, [(text, where) for (text, _), where in zip(texts, context)],
-                                definition=asks_for_definition(question))
+                                definition=asks_for_definition(question), cue=answer_cue(question))
         quote = choose_quote(scored, self.max_chars, self.max_sentences, weights)
         text, base = texts[quote.number - 1] if quote else ("", None)
         covered = coverage(terms, passage_terms(text + " " + context[quote.number - 1])) if quote else 0.0

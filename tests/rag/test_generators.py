@@ -332,6 +332,36 @@ def test_focus_terms_are_the_words_that_say_what_kind_of_answer_is_asked_for() -
     assert focus_terms("Why must the UID 65535 never be used?") == []
 
 
+def test_answer_cue_is_the_kind_of_sentence_a_why_or_how_much_question_asks_for() -> None:
+    from right_rag_dagster.rag.extractive import answer_cue
+
+    why = answer_cue("On an IBM Z mainframe, what turns that off for reproducible builds, and why?")
+    assert why is not None and why.search("disabled, because its output may not be reproducible")
+    assert not why.search("The liblzma compression library retained its name.")
+    amount = answer_cue("How much does --track-origins=yes slow Memcheck down?")
+    assert amount is not None and amount.search("It halves Memcheck's speed") and amount.search("by 100MB")
+    assert answer_cue("How do I make wget ignore robots.txt?") is None
+    assert answer_cue("What does the nocheck flag mean?") is None
+
+
+def test_extractive_answer_to_why_quotes_the_passage_that_gives_the_reason() -> None:
+    """"Why is the compression library of XZ Utils still called liblzma?": the first passage names liblzma three
+    times and gives no reason; the second says "because". Without the cue only the first is quoted (the terms' BM25
+    weights in heldout12's store)."""
+    from right_rag_dagster.rag.extractive import answer_cue, choose_quote, score_passages, second_quote
+
+    lines = (REPO_ROOT / "tests" / "fixtures" / "heldout12" / "documents" / "xz-history.txt").read_text().splitlines()
+    passages = [("\n".join(lines[132:135]), ""), ("\n".join(lines[136:141]), "")]
+    question = "Why is the compression library of XZ Utils still called liblzma?"
+    weights = {"compress": 1.59, "librari": 1.0, "xz": 2.29, "util": 1.68, "still": 4.06, "call": 1.08, "liblzma": 3.36}
+    for cue, quoted in ((None, False), (answer_cue(question), True)):
+        scored = score_passages(weights, passages, cue=cue)
+        first = choose_quote(scored, 600, 5, weights)
+        assert first is not None and first.number == 1
+        second = second_quote(scored, first, 600, 5, weights)
+        assert (second is not None and "because changing it" in passages[1][0][second.start:second.end]) is quoted
+
+
 def test_extractive_quote_weighs_the_focus_of_the_question() -> None:
     """"In what pixel format does GetCursorImage return the cursor image?": the sentence that names GetCursorImage
     covers more of the question, the one that says "32 bits per pixel" answers it (XFIXES, the terms' BM25

@@ -140,6 +140,32 @@ def dense_nearest(con: Connection, t: IndexTables, vector_sql: str, fetch: int) 
                        f"ORDER BY array_cosine_distance(vector, {vector_sql}) LIMIT {int(fetch)}").fetchall()
 
 
+def bm25_document_scores(con: Connection, t: IndexTables, termids: Sequence[int], documents: Sequence[str],
+                         params: tuple[float, float]) -> dict[str, float]:
+    """chunk_id -> BM25 (``params``: k1, b) on ``termids`` of each chunk of ``documents``, with each term's IDF
+    counted over the chunks of the chunk's own document (``retrieval.searching.within_document``)."""
+    if not termids or not documents:
+        return {}
+    terms = ", ".join(str(int(i)) for i in termids)
+    chunker, names = literal(t.chunker), literal(list(documents))[1:-1]
+    k1, b = f"{params[0]}::DOUBLE", f"{params[1]}::DOUBLE"
+    return dict(con.execute(f"""
+        WITH stats AS (SELECT avg(len) AS avgdl FROM {t.bm25}),
+             sizes AS (SELECT document_id, count(*) AS n FROM chunks
+                       WHERE chunker = {chunker} AND document_id IN ({names}) GROUP BY document_id),
+             own AS (SELECT b.doc_key, b.chunk_id, b.len, c.document_id FROM chunks AS c
+                     JOIN {t.bm25} AS b ON b.chunk_id = c.chunk_id
+                     WHERE c.chunker = {chunker} AND c.document_id IN ({names})),
+             hits AS (SELECT p.termid, p.tf, own.* FROM {t.postings} AS p JOIN own USING (doc_key)
+                      WHERE p.termid IN ({terms})),
+             held AS (SELECT document_id, termid, count(*) AS held FROM hits GROUP BY document_id, termid)
+        SELECT hits.chunk_id,
+               sum(log(((sizes.n - held.held) + 0.5) / (held.held + 0.5) + 1)
+                   * ((hits.tf * ({k1} + 1)) / (hits.tf + {k1} * ((1 - {b}) + {b} * (hits.len / stats.avgdl)))))
+        FROM hits JOIN held USING (document_id, termid) JOIN sizes USING (document_id) CROSS JOIN stats
+        GROUP BY hits.chunk_id""").fetchall())
+
+
 def bm25_best_rows(con: Connection, t: IndexTables, termids: Sequence[int], k: int, columns: Sequence[str],
                    params: tuple[float, float]) -> list[tuple]:
     """``columns`` of the ``k`` chunks scoring best by BM25 (``params``: k1, b) on ``termids``, with the score

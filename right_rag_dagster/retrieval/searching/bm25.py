@@ -48,12 +48,13 @@ class Bm25Postings:
     """Weighted postings of one chunker in CSR form (term -> rows of the ``ChunkTable``)."""
 
     def __init__(self, vocab: dict[str, int], indptr: np.ndarray, rows: np.ndarray, weights: np.ndarray,
-                 size: int) -> None:
+                 size: int, idf: np.ndarray | None = None) -> None:
         self.vocab = vocab
         self.indptr = indptr
         self.rows = rows
         self.weights = weights
         self.size = size
+        self.idf = idf if idf is not None else np.zeros(max(len(indptr) - 1, 0))
 
     @classmethod
     def load(cls, con: Connection, chunks: ChunkTable) -> Bm25Postings:
@@ -71,15 +72,17 @@ class Bm25Postings:
         termids = data["termid"].astype(np.int64)
         doc_keys = data["doc_key"].astype(np.int64)
         # Statistics over everything indexed (as match_bm25 sees it), before dropping rows that left the store.
-        weights = bm25_weights(termids, data["tf"].astype(np.float64), key_len[doc_keys],
-                               num_docs=len(keys), avgdl=float(key_len.sum()) / len(keys))
+        idf = term_idf(termids, num_docs=len(keys))
+        weights = idf[termids] * tf_weights(data["tf"].astype(np.float64), key_len[doc_keys],
+                                            avgdl=float(key_len.sum()) / len(keys))
         rows = key_row[doc_keys]
         live = rows >= 0
         termids = termids[live]
         order = np.argsort(termids, kind="stable")
         counts = np.bincount(termids, minlength=max(vocab.values(), default=-1) + 1)
         indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        return cls(vocab, indptr, rows[live][order], weights[live][order], len(chunks))
+        return cls(vocab, indptr, rows[live][order], weights[live][order], len(chunks),
+                   np.pad(idf, (0, max(0, len(indptr) - 1 - len(idf)))))
 
     def scores(self, query: str) -> tuple[np.ndarray, dict[str, int]]:
         """BM25 score of every row for ``query`` (0 where no term matches) and the matched term ids."""
@@ -94,6 +97,23 @@ class Bm25Postings:
             scores[self.rows[start:end]] += self.weights[start:end]
         return scores, matched
 
+    def document_scores(self, query: str, start: int, end: int) -> np.ndarray:
+        """BM25 of rows ``start:end`` (one document's chunks) for ``query`` with the document's own IDF: a term
+        counts by how few of the document's chunks hold it (``document_idf``), its frequency as in BM25."""
+        scores = np.zeros(end - start, dtype=np.float64)
+        for stem in query_terms(query):
+            termid = self.vocab.get(stem)
+            if termid is None or termid + 1 >= len(self.indptr) or self.idf[termid] <= 0:
+                continue
+            a, b = self.indptr[termid], self.indptr[termid + 1]
+            rows = self.rows[a:b]
+            inside = (rows >= start) & (rows < end)
+            held = int(inside.sum())
+            if held:
+                scores[rows[inside] - start] += (document_idf(end - start, held)
+                                                 * self.weights[a:b][inside] / self.idf[termid])
+        return scores
+
     def search(self, query: str, depth: int, allowed: np.ndarray | None, chunks: ChunkTable,
                elsewhere: tuple[str, np.ndarray] | None = None) -> list[Candidate]:
         """The ``depth`` best rows among ``allowed`` (all when None), best first, ties in document order.
@@ -107,12 +127,21 @@ class Bm25Postings:
         return top_candidates(scores, depth, chunks)
 
 
-def bm25_weights(termids: np.ndarray, tf: np.ndarray, lengths: np.ndarray, num_docs: int,
-                 avgdl: float) -> np.ndarray:
-    """BM25 weight of each posting, as fts's ``match_bm25`` computes it (DuckDB's ``log`` is base 10)."""
-    df = np.bincount(termids)[termids].astype(np.float64)
-    idf = np.log10(((num_docs - df) + 0.5) / (df + 0.5) + 1)
-    return idf * ((tf * (K1 + 1)) / (tf + K1 * ((1 - B) + B * (lengths / avgdl))))
+def term_idf(termids: np.ndarray, num_docs: int) -> np.ndarray:
+    """Each term id's BM25 IDF over ``num_docs`` chunks, as fts's ``match_bm25`` computes it (DuckDB's ``log`` is
+    base 10)."""
+    df = np.bincount(termids).astype(np.float64)
+    return np.log10(((num_docs - df) + 0.5) / (df + 0.5) + 1)
+
+
+def document_idf(chunks: int, held: int | np.ndarray) -> float | np.ndarray:
+    """The IDF of a term that ``held`` of a document's ``chunks`` chunks hold (the same formula as ``term_idf``)."""
+    return np.log10(((chunks - held) + 0.5) / (held + 0.5) + 1)
+
+
+def tf_weights(tf: np.ndarray, lengths: np.ndarray, avgdl: float) -> np.ndarray:
+    """BM25's term-frequency part of each posting (its weight is this times the term's IDF)."""
+    return (tf * (K1 + 1)) / (tf + K1 * ((1 - B) + B * (lengths / avgdl)))
 
 
 def has_terms(con: Connection, chunker: str) -> bool:

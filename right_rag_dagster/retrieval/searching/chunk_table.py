@@ -41,6 +41,7 @@ class ChunkTable:
         self.rows = rows
         self.row_of = {row[0]: i for i, row in enumerate(rows)}
         self._attributes: list[dict[str, Any]] | None = None
+        self._documents: dict[str, tuple[int, int]] | None = None
 
     @classmethod
     def load(cls, con: Connection, chunker: str) -> ChunkTable:
@@ -62,6 +63,15 @@ class ChunkTable:
         if self._attributes is None:
             self._attributes = [json.loads(row[_ATTRIBUTES] or "{}") for row in self.rows]
         return self._attributes
+
+    def document_rows(self, document_id: str) -> tuple[int, int]:
+        """The rows ``start:end`` of one document's chunks (rows are in document order)."""
+        if self._documents is None:
+            self._documents = {}
+            for i, row in enumerate(self.rows):
+                start, _ = self._documents.get(row[1], (i, i))
+                self._documents[row[1]] = (start, i + 1)
+        return self._documents.get(document_id, (0, 0))
 
     def section_paths(self) -> list[tuple[str, ...]]:
         return [tuple(json.loads(row[_SECTION] or "[]")) for row in self.rows]

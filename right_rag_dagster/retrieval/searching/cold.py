@@ -8,16 +8,20 @@ Both paths use the same formula and statistics and order ties by document and or
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ...store import Store
-from ...store.search_tables import IndexTables, bm25_best_rows, bm25_termids
+from ...store.search_tables import IndexTables, bm25_best_rows, bm25_document_scores, bm25_termids
 from ..formats import K1, B
 from ..hits import Hit
 from .bm25 import has_terms, query_terms
 from .chunk_table import COLUMNS, Candidate, ChunkTable
+from .within_document import DEPTH, order_within_documents
 
 
 def cold_bm25(store: Store, query: str, chunker: str, k: int, retriever: str = "bm25") -> list[Hit]:
-    """The ``k`` best chunks for ``query`` by BM25, read directly from the store."""
+    """The ``k`` best chunks for ``query`` by BM25, read directly from the store, each document's ordered by
+    its own IDF among its places (``within_document``), as ``RetrievalRequest.bm25`` orders them."""
     stems = query_terms(query)
     t = IndexTables(chunker)
     with store.read() as con:
@@ -26,6 +30,21 @@ def cold_bm25(store: Store, query: str, chunker: str, k: int, retriever: str = "
         termids = bm25_termids(con, t, stems)
         if not termids:
             return []
-        rows = bm25_best_rows(con, t, termids, k, COLUMNS, (K1, B))
+        rows = bm25_best_rows(con, t, termids, max(k, DEPTH), COLUMNS, (K1, B))
+        local = bm25_document_scores(con, t, termids, sorted({row[1] for row in rows}), (K1, B))
     table = ChunkTable(chunker, [row[:-1] for row in rows])
-    return [table.hit(Candidate(row[0], row[-1]), rank, retriever) for rank, row in enumerate(rows, start=1)]
+    hits = [table.hit(Candidate(row[0], row[-1]), rank, retriever) for rank, row in enumerate(rows, start=1)]
+    hits = order_within_documents(hits, [local.get(hit.chunk_id, 0.0) for hit in hits], _document, _score, _placed)
+    return [replace(hit, rank=rank) for rank, hit in enumerate(hits[:k], start=1)]
+
+
+def _document(hit: Hit) -> str:
+    return hit.document_id
+
+
+def _score(hit: Hit) -> float:
+    return hit.score
+
+
+def _placed(hit: Hit, score: float, local: float) -> Hit:
+    return replace(hit, score=score, details={**hit.details, "document_bm25": round(local, 4)})

@@ -19,6 +19,8 @@ from ..embedders import Embedder, embedder_for_identity
 from .chunk_table import Candidate
 from .fusion import reciprocal_rank_fusion, within_documents
 from .snapshot import SearchIndex
+from .within_document import DEPTH as WITHIN_DEPTH
+from .within_document import order_within_documents
 
 
 @dataclass(frozen=True)
@@ -47,14 +49,32 @@ class RetrievalRequest:
 
     def bm25(self, depth: int | None = None, query: str | None = None) -> list[Candidate]:
         """The BM25 ranking of ``query`` (default: the request's question, its name scored only in the named
-        documents), ``depth`` candidates (default ``k``)."""
-        postings = self.index.postings()
+        documents), ``depth`` candidates (default ``k``), each document's ordered by its own IDF among its places
+        (``within_document``; option ``within_document = false`` turns it off)."""
+        postings, chunks = self.index.postings(), self.index.chunks
+        wanted = depth or self.k
+        fetch = max(wanted, WITHIN_DEPTH) if self.options.get("within_document", True) else wanted
+        text = query or _plus(self.query, self.expansion)
+        other = None
         if query is None and self.lexical_query is not None and self.named_rows is not None:
-            return postings.search(_plus(self.query, self.expansion), depth or self.k, self.allowed,
-                                   self.index.chunks, elsewhere=(_plus(self.lexical_query, self.expansion),
-                                                                 self.named_rows))
-        return postings.search(query or _plus(self.query, self.expansion), depth or self.k, self.allowed,
-                               self.index.chunks)
+            other = _plus(self.lexical_query, self.expansion)
+        found = postings.search(text, fetch, self.allowed, chunks,
+                                elsewhere=(other, self.named_rows) if other is not None else None)
+        if not self.options.get("within_document", True):
+            return found
+        scored: dict[tuple[str, str], tuple[int, np.ndarray]] = {}  # (document, query) -> first row, scores
+        local = []
+        for candidate in found:
+            row = chunks.row_of[candidate.chunk_id]
+            document = chunks.rows[row][1]
+            words = text if other is None or self.named_rows[row] else other
+            if (document, words) not in scored:
+                start, end = chunks.document_rows(document)
+                scored[document, words] = start, postings.document_scores(words, start, end)
+            start, scores = scored[document, words]
+            local.append(float(scores[row - start]))
+        return order_within_documents(found, local, lambda c: chunks.rows[chunks.row_of[c.chunk_id]][1],
+                                      lambda c: c.score, _placed)[:wanted]
 
     def dense(self, depth: int | None = None, query: str | None = None) -> list[Candidate]:
         """The dense ranking; the embedder must be the model the vectors were made with."""
@@ -66,6 +86,10 @@ class RetrievalRequest:
 
 def _plus(query: str, words: str) -> str:
     return f"{query} {words}" if words else query
+
+
+def _placed(candidate: Candidate, score: float, local: float) -> Candidate:
+    return Candidate(candidate.chunk_id, score, {**candidate.details, "document_bm25": round(local, 4)})
 
 
 class Retriever(ABC):

@@ -45,7 +45,7 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
     ``filters`` restrict the chunks (see ``retrieval.filters``); ``embedder`` is needed by dense and hybrid
     (a local model is recreated from the stored identity when omitted); ``expand`` returns a whole unit
     in place of several of its chunks; ``registry`` finds spec/retrievers plugins; ``options`` go to the
-    retriever (``weights``, ``rrf_k``, ``depth``); ``identity`` says how a document named in the question
+    retriever (``weights``, ``rrf_k``, ``depth``, ``within_document``); ``identity`` says how a document named in the question
     moves its passages (``searching.identity``: none, boost, first, filter); ``neighbours`` joins chunks that
     follow one another in the text and all rank high (``searching.neighbours``; not with ``expand``).
     """
@@ -60,7 +60,7 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
     defining = asks_for_definition(query)  # definitions of a term it names move up (retrieval.searching.definitions)
     deep = bool(named) or defining  # candidates are reordered: fetch DEPTH of them
     cold = (type(plugin) is Bm25Retriever and not filters and not expand and not (named and identity == "filter")
-            and not quoted and not defining)
+            and not quoted and not defining and (options or {}).get("within_document", True))
     # merging chunks leaves fewer hits: fetch more so k remain (joins make at most one hit of the first WINDOW),
     # and never fewer than WINDOW, so the first hits are the same whatever k is
     fetch = k * 3 if expand else max(k + WINDOW - 1, WINDOW) if neighbours else k

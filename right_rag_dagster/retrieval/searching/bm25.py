@@ -8,6 +8,8 @@ scores as ``match_bm25``, in about a millisecond instead of a scan of every docu
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...store.search_tables import (
@@ -78,7 +80,8 @@ class Bm25Postings:
         rows = key_row[doc_keys]
         live = rows >= 0
         termids = termids[live]
-        order = np.argsort(termids, kind="stable")
+        # by term, then row (one posting per term and row): one document's postings of a term are one slice
+        order = np.argsort(termids * np.int64(len(chunks) + 1) + rows[live])
         counts = np.bincount(termids, minlength=max(vocab.values(), default=-1) + 1)
         indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         return cls(vocab, indptr, rows[live][order], weights[live][order], len(chunks),
@@ -97,21 +100,22 @@ class Bm25Postings:
             scores[self.rows[start:end]] += self.weights[start:end]
         return scores, matched
 
-    def document_scores(self, query: str, start: int, end: int) -> np.ndarray:
-        """BM25 of rows ``start:end`` (one document's chunks) for ``query`` with the document's own IDF: a term
-        counts by how few of the document's chunks hold it (``document_idf``), its frequency as in BM25."""
+    def term_ids(self, query: str) -> list[int]:
+        """The ids of ``query``'s terms that the index holds."""
+        ids = (self.vocab.get(stem) for stem in query_terms(query))
+        return [i for i in ids if i is not None and i + 1 < len(self.indptr) and self.idf[i] > 0]
+
+    def document_scores(self, term_ids: list[int], start: int, end: int) -> np.ndarray:
+        """BM25 of rows ``start:end`` (one document's chunks) for the terms ``term_ids`` with the document's own
+        IDF: a term counts by how few of the document's chunks hold it (``document_idf``), its frequency as in
+        BM25."""
         scores = np.zeros(end - start, dtype=np.float64)
-        for stem in query_terms(query):
-            termid = self.vocab.get(stem)
-            if termid is None or termid + 1 >= len(self.indptr) or self.idf[termid] <= 0:
-                continue
+        for termid in term_ids:
             a, b = self.indptr[termid], self.indptr[termid + 1]
-            rows = self.rows[a:b]
-            inside = (rows >= start) & (rows < end)
-            held = int(inside.sum())
-            if held:
-                scores[rows[inside] - start] += (document_idf(end - start, held)
-                                                 * self.weights[a:b][inside] / self.idf[termid])
+            first, last = a + np.searchsorted(self.rows[a:b], (start, end))  # rows are sorted within a term
+            if last > first:
+                scores[self.rows[first:last] - start] += (document_idf(end - start, int(last - first))
+                                                          * self.weights[first:last] / self.idf[termid])
         return scores
 
     def search(self, query: str, depth: int, allowed: np.ndarray | None, chunks: ChunkTable,
@@ -134,9 +138,9 @@ def term_idf(termids: np.ndarray, num_docs: int) -> np.ndarray:
     return np.log10(((num_docs - df) + 0.5) / (df + 0.5) + 1)
 
 
-def document_idf(chunks: int, held: int | np.ndarray) -> float | np.ndarray:
+def document_idf(chunks: int, held: int) -> float:
     """The IDF of a term that ``held`` of a document's ``chunks`` chunks hold (the same formula as ``term_idf``)."""
-    return np.log10(((chunks - held) + 0.5) / (held + 0.5) + 1)
+    return math.log10(((chunks - held) + 0.5) / (held + 0.5) + 1)
 
 
 def tf_weights(tf: np.ndarray, lengths: np.ndarray, avgdl: float) -> np.ndarray:

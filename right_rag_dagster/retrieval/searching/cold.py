@@ -8,6 +8,7 @@ Both paths use the same formula and statistics and order ties by document and or
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 
 from ...store import Store
@@ -31,7 +32,8 @@ def cold_bm25(store: Store, query: str, chunker: str, k: int, retriever: str = "
         if not termids:
             return []
         rows = bm25_best_rows(con, t, termids, max(k, DEPTH), COLUMNS, (K1, B))
-        local = bm25_document_scores(con, t, termids, sorted({row[1] for row in rows}), (K1, B))
+        several = sorted(d for d, n in Counter(row[1] for row in rows).items() if n > 1)  # lone ones stay put
+        local = bm25_document_scores(con, t, termids, several, (K1, B))
     table = ChunkTable(chunker, [row[:-1] for row in rows])
     hits = [table.hit(Candidate(row[0], row[-1]), rank, retriever) for rank, row in enumerate(rows, start=1)]
     hits = order_within_documents(hits, [local.get(hit.chunk_id, 0.0) for hit in hits], _document, _score, _placed)

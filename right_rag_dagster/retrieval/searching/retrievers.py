@@ -8,6 +8,7 @@ mask) and returns ``Candidate`` chunk ids, best first. It can combine the built-
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -62,15 +63,22 @@ class RetrievalRequest:
                                 elsewhere=(other, self.named_rows) if other is not None else None)
         if not self.options.get("within_document", True):
             return found
+        terms = {text: postings.term_ids(text)}
+        if other is not None:
+            terms[other] = postings.term_ids(other)
+        documents = [chunks.rows[chunks.row_of[c.chunk_id]][1] for c in found]
+        several = {d for d, n in Counter(documents).items() if n > 1}  # a document's lone candidate stays put
         scored: dict[tuple[str, str], tuple[int, np.ndarray]] = {}  # (document, query) -> first row, scores
         local = []
-        for candidate in found:
+        for candidate, document in zip(found, documents):
+            if document not in several:
+                local.append(0.0)
+                continue
             row = chunks.row_of[candidate.chunk_id]
-            document = chunks.rows[row][1]
             words = text if other is None or self.named_rows[row] else other
             if (document, words) not in scored:
                 start, end = chunks.document_rows(document)
-                scored[document, words] = start, postings.document_scores(words, start, end)
+                scored[document, words] = start, postings.document_scores(terms[words], start, end)
             start, scores = scored[document, words]
             local.append(float(scores[row - start]))
         return order_within_documents(found, local, lambda c: chunks.rows[chunks.row_of[c.chunk_id]][1],

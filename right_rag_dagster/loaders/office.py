@@ -23,7 +23,9 @@ def _converter():
 
 
 def read_with_docling(path: Path, document_id: str) -> str:
-    """Markdown export of the document; rejects files Docling cannot convert."""
+    """Markdown export of the document, its characters as they are (``--mode=<heap|copy>``, ``DEB_BUILD_OPTIONS``;
+    Docling's default export writes ``&lt;``, ``&amp;`` and ``\\_``, which answers then quoted and BM25 split
+    into words of their own); rejects files Docling cannot convert."""
     if path.stat().st_size == 0:
         raise DocumentRejected(document_id, "file is empty")
     try:
@@ -32,4 +34,4 @@ def read_with_docling(path: Path, document_id: str) -> str:
         raise
     except Exception as exc:
         raise DocumentRejected(document_id, f"Docling could not convert it: {type(exc).__name__}: {exc}") from exc
-    return result.document.export_to_markdown()
+    return result.document.export_to_markdown(escape_html=False, escape_underscores=False)

@@ -6,6 +6,7 @@ import pytest
 
 from right_rag_dagster.errors import DocumentRejected
 from right_rag_dagster.loaders.office import read_with_docling
+from tests.conftest import REPO_ROOT
 
 
 def test_the_copyright_format_specification_becomes_markdown_with_its_headings(sample_documents):
@@ -15,6 +16,16 @@ def test_the_copyright_format_specification_becomes_markdown_with_its_headings(s
     headings = [line for line in text.splitlines() if line.startswith("#")]
     assert len(headings) > 20
     assert any("Files" in line for line in headings)
+
+
+def test_characters_are_read_as_the_page_shows_them():
+    """Memcheck's chapter writes options as ``--leak-check=<no|summary|yes|full>`` and macros as
+    ``VALGRIND_MALLOCLIKE_BLOCK``: read so, not as ``&lt;no|summary|yes|full&gt;`` or ``VALGRIND\\_MALLOCLIKE``
+    (Docling's default export), which answers quoted and BM25 split into words of their own."""
+    path = (REPO_ROOT / "tests" / "fixtures" / "heldout13" / "documents" / "valgrind-memcheck-manual.html").resolve()
+    text = read_with_docling(path, "valgrind-memcheck-manual.html")
+    assert "--leak-check=<no|summary|yes|full>" in text and "VALGRIND_MALLOCLIKE_BLOCK" in text
+    assert "&lt;" not in text and "&amp;" not in text and "\\_" not in text
 
 
 @pytest.mark.parametrize("name, content, reason", [

@@ -35,7 +35,8 @@ class DefaultDocumentLoader(DocumentLoader):
         if suffix in DOCLING_SUFFIXES:
             text = read_with_docling(path, document_id)
             return Document(id=document_id, text=text, source=str(path),
-                            metadata={"format": suffix.lstrip("."), "converted_by": "docling-markdown"})
+                            metadata={"format": suffix.lstrip("."), "converted_by": "docling-markdown",
+                                      "markdown_escapes": "none"})  # characters as in the source, not &lt; or \\_
         if suffix in BINARY_SUFFIXES:
             raise DocumentRejected(document_id, f"unsupported binary format {suffix!r}: add a loader in "
                                                 "spec/document_loaders/")

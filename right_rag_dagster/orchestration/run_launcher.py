@@ -5,7 +5,8 @@ that imports Dagster and creates the instance before the run's first event: 2.4-
 for inside its sensor loop (``docs/performance.md``, eleventh round). This launcher runs the same worker function
 (``dagster._grpc.impl.start_run_in_subprocess``) in a child of multiprocessing's forkserver, whose server imported
 Dagster once. The project's code is still imported by each run (an edit to ``spec/`` needs no restart). A run whose
-code location uses another Python goes through Dagster's default path, as does termination of such a run.
+code location uses another Python, or on a platform without a forkserver (Windows), goes through Dagster's default
+path, as does termination of such a run.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ class ForkedRunLauncher(DefaultRunLauncher):
     def launch_run(self, context: LaunchRunContext) -> None:
         run = context.dagster_run
         origin = run.job_code_origin
-        if origin is None or run.remote_job_origin is None or origin.executable_path != sys.executable:
+        if (origin is None or run.remote_job_origin is None or origin.executable_path != sys.executable
+                or "forkserver" not in multiprocessing.get_all_start_methods()):  # Windows has no forkserver
             super().launch_run(context)
             return
         from dagster._grpc.impl import start_run_in_subprocess

@@ -109,3 +109,16 @@ def test_a_run_is_terminated_from_another_process_by_its_pid(instance: dg.Dagste
         run = wait(instance, run_id, lambda r: r.is_finished)
         assert run.status == dg.DagsterRunStatus.CANCELED
         assert not other.terminate(run_id)  # finished: nothing to stop
+
+
+def test_without_a_forkserver_the_run_goes_through_dagsters_default_launch(
+        instance: dg.DagsterInstance, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows has no forkserver: Dagster's default launch asks the code server (here there is none, so it fails
+    as Dagster's own launcher fails with an in-process code location), and no process of ours is started."""
+    import multiprocessing
+
+    monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    with workspace(tmp_path, instance) as context:
+        result = materialize_assets(context.create_request_context(), [dg.AssetKey("quick")])
+        assert "GRPC server" in str(result.data or result.errors)
+        assert all(PID_TAG not in run.tags for run in instance.get_runs())

@@ -76,18 +76,33 @@ _REASON = re.compile(r"\b(?:because|since|so\s+that|in\s+order\s+to|due\s+to|the
                      r"as\s+a\s+result|to\s+(?:avoid|prevent|ensure|allow|make\s+sure|keep))\b", re.IGNORECASE)
 _AMOUNT = re.compile(r"\d|\b(?:half|halves|twice|double|doubles|triple|order\s+of|several|many\s+times)\b",
                      re.IGNORECASE)
+_WHEN = re.compile(r"^\W*(?:\w+\s+){0,4}?when\s+(?:is|are|was|were|do|does|did|will|must|should|can|may|has|have)\b|"
+                   r"\bhow\s+soon\b|\bat\s+what\s+(?:time|point)\b", re.IGNORECASE)
+_TIME = re.compile(r"\b(?:after|before|until|till|once|as\s+soon\s+as|as\s+of|at\s+(?:boot|startup|start|the\s+end|"
+                   r"the\s+time)|during|within|immediately|whenever|when|upon|on\s+(?:boot|exit|startup))\b|\d",
+                   re.IGNORECASE)
+_WHERE = re.compile(r"^\W*(?:\w+\s+){0,4}?where\b", re.IGNORECASE)
+_PLACE = re.compile(r"(?:^|[\s`'\"(])/\w|\b(?:directory|folder|file|path|in\s+the|under|placed|stored|located|installed)\b",
+                    re.IGNORECASE)
 CUE_SHARE = 0.3
 """What a sentence that has the kind of answer a question asks for adds to its coverage (of a question that asks
-"why", a sentence that gives a reason; of "how much/many/long", one with a number), when it covers any term."""
+"why", a sentence that gives a reason; of "how much/many/long", one with a number; of "when does ...", one that
+says when: after, before, until, within, a number; of "where", one with a path or a place: a directory, a file,
+"in the", "under"), when it covers any term."""
 
 
 def answer_cue(question: str) -> re.Pattern[str] | None:
     """The pattern of a sentence giving the kind of answer ``question`` asks for: a reason for "why", an amount for
-    "how much" (the question words themselves are stop words, so coverage alone never sees what is asked)."""
+    "how much", a time for "when does ...", a place for "where" (the question words themselves are stop words, so
+    coverage alone never sees what is asked). "When I ..., how ...?" states a condition and asks no time."""
     if _WHY.search(question):
         return _REASON
     if _HOW_MUCH.search(question):
         return _AMOUNT
+    if _WHEN.search(question):
+        return _TIME
+    if _WHERE.search(question):
+        return _PLACE
     return None
 
 

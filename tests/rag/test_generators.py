@@ -340,6 +340,12 @@ def test_answer_cue_is_the_kind_of_sentence_a_why_or_how_much_question_asks_for(
     assert not why.search("The liblzma compression library retained its name.")
     amount = answer_cue("How much does --track-origins=yes slow Memcheck down?")
     assert amount is not None and amount.search("It halves Memcheck's speed") and amount.search("by 100MB")
+    when = answer_cue("When does Debian create a new PostgreSQL package instead of upgrading the existing one?")
+    assert when is not None and when.search("after a new major version is released")
+    assert answer_cue("When I convey object code inside a physical product, how long must the offer stay valid?") \
+        is answer_cue("How long must it stay valid?")  # a condition, then "how long": an amount, not a time
+    where = answer_cue("Where does Ninja keep the log of the commands used to build each file?")
+    assert where is not None and where.search("stored in the .ninja_log file") and where.search("in /var/lib/dpkg")
     assert answer_cue("How do I make wget ignore robots.txt?") is None
     assert answer_cue("What does the nocheck flag mean?") is None
 

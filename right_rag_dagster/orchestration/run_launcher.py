@@ -41,7 +41,7 @@ class ForkedRunLauncher(DefaultRunLauncher):
     def __init__(self, inst_data: ConfigurableClassData | None = None) -> None:
         super().__init__(inst_data=inst_data)
         self._context: Any = None
-        self._processes: dict[str, tuple[Any, Any]] = {}
+        self._processes: dict[str, tuple[Any, Any, Any]] = {}  # run id -> process, stop event, its queue
 
     @classmethod
     def from_config_value(cls, inst_data: ConfigurableClassData, config_value: Mapping[str, Any]):
@@ -68,7 +68,7 @@ class ForkedRunLauncher(DefaultRunLauncher):
         self._instance.add_run_tags(run.run_id, {PID_TAG: str(process.pid)})
         self._wait_until_started(run.run_id, process, events)
         self._forget_finished()
-        self._processes[run.run_id] = (process, stop)
+        self._processes[run.run_id] = (process, stop, events)  # the worker writes to the queue until it ends
         self._run_ids.add(run.run_id)
 
     def terminate(self, run_id: str) -> bool:
@@ -122,8 +122,9 @@ class ForkedRunLauncher(DefaultRunLauncher):
         raise DagsterLaunchFailedError(f"the process for run {run_id} did not start within {START_TIMEOUT:.0f} s")
 
     def _forget_finished(self) -> None:
-        for run_id, (process, _) in list(self._processes.items()):
+        for run_id, (process, _, events) in list(self._processes.items()):
             if not process.is_alive():
                 process.join(0)
                 process.close()
+                events.close()
                 del self._processes[run_id]

@@ -96,19 +96,23 @@ def test_a_run_starts_in_a_forked_process_and_succeeds(instance: dg.DagsterInsta
         assert second.status == dg.DagsterRunStatus.SUCCESS and second.tags[PID_TAG] != pid
 
 
-def test_a_run_is_terminated_from_another_process_by_its_pid(instance: dg.DagsterInstance, tmp_path: Path) -> None:
-    """The webserver terminates runs the daemon launched: it knows the run only by its tags."""
+@pytest.mark.parametrize("same_launcher", [True, False], ids=["launching process", "another process"])
+def test_a_run_is_terminated(instance: dg.DagsterInstance, tmp_path: Path, same_launcher: bool) -> None:
+    """The UI's "Terminate": from the process that launched the run (it sets the worker's stop event), or from
+    another one, as the webserver stops a run the daemon launched (it knows the run only by its tags: the pid)."""
     with workspace(tmp_path, instance) as context:
         run_id = launch(context, "slow")
         deadline = time.monotonic() + 60
         while not (tmp_path / "slow-started").exists() and time.monotonic() < deadline:
             time.sleep(0.1)
-        other = ForkedRunLauncher()
-        other.register_instance(instance)
-        assert other.terminate(run_id)
+        launcher = instance.run_launcher
+        if not same_launcher:
+            launcher = ForkedRunLauncher()
+            launcher.register_instance(instance)
+        assert launcher.terminate(run_id)
         run = wait(instance, run_id, lambda r: r.is_finished)
         assert run.status == dg.DagsterRunStatus.CANCELED
-        assert not other.terminate(run_id)  # finished: nothing to stop
+        assert not launcher.terminate(run_id)  # finished: nothing to stop
 
 
 def test_without_a_forkserver_the_run_goes_through_dagsters_default_launch(

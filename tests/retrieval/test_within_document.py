@@ -79,7 +79,7 @@ def test_the_first_search_scores_a_document_as_the_snapshot_does(x_store: Store)
     chunks, postings = index.chunks, index.postings()
     for document in ("xext-shm.txt", "bigreq.txt"):
         start, end = chunks.document_rows(document)
-        scores = postings.document_scores(postings.term_ids(SHM_QUESTION), start, end)
+        scores = postings.document_scores(postings.term_ids(SHM_QUESTION).values(), start, end)
         for offset, score in enumerate(scores):
             assert from_sql.get(chunks.rows[start + offset][0], 0.0) == pytest.approx(score, rel=1e-9, abs=1e-12)
     assert any(score > 0 for score in from_sql.values())

@@ -8,7 +8,7 @@ scores as ``match_bm25``, in about a millisecond instead of a scan of every docu
 
 from __future__ import annotations
 
-import math
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -90,31 +90,27 @@ class Bm25Postings:
     def scores(self, query: str) -> tuple[np.ndarray, dict[str, int]]:
         """BM25 score of every row for ``query`` (0 where no term matches) and the matched term ids."""
         scores = np.zeros(self.size, dtype=np.float64)
-        matched = {}
-        for stem in query_terms(query):
-            termid = self.vocab.get(stem)
-            if termid is None or termid + 1 >= len(self.indptr):
-                continue
-            matched[stem] = termid
+        matched = self.term_ids(query)
+        for termid in matched.values():
             start, end = self.indptr[termid], self.indptr[termid + 1]
             scores[self.rows[start:end]] += self.weights[start:end]
         return scores, matched
 
-    def term_ids(self, query: str) -> list[int]:
-        """The ids of ``query``'s terms that the index holds."""
-        ids = (self.vocab.get(stem) for stem in query_terms(query))
-        return [i for i in ids if i is not None and i + 1 < len(self.indptr) and self.idf[i] > 0]
+    def term_ids(self, query: str) -> dict[str, int]:
+        """Stem -> term id of each of ``query``'s terms that the index holds."""
+        ids = ((stem, self.vocab.get(stem)) for stem in query_terms(query))
+        return {stem: i for stem, i in ids if i is not None and i + 1 < len(self.indptr)}
 
-    def document_scores(self, term_ids: list[int], start: int, end: int) -> np.ndarray:
+    def document_scores(self, term_ids: Iterable[int], start: int, end: int) -> np.ndarray:
         """BM25 of rows ``start:end`` (one document's chunks) for the terms ``term_ids`` with the document's own
-        IDF: a term counts by how few of the document's chunks hold it (``document_idf``), its frequency as in
+        IDF: a term counts by how few of the document's chunks hold it (``idf``), its frequency as in
         BM25."""
         scores = np.zeros(end - start, dtype=np.float64)
         for termid in term_ids:
             a, b = self.indptr[termid], self.indptr[termid + 1]
             first, last = a + np.searchsorted(self.rows[a:b], (start, end))  # rows are sorted within a term
             if last > first:
-                scores[self.rows[first:last] - start] += (document_idf(end - start, int(last - first))
+                scores[self.rows[first:last] - start] += (idf(end - start, int(last - first))
                                                           * self.weights[first:last] / self.idf[termid])
         return scores
 
@@ -132,15 +128,14 @@ class Bm25Postings:
 
 
 def term_idf(termids: np.ndarray, num_docs: int) -> np.ndarray:
-    """Each term id's BM25 IDF over ``num_docs`` chunks, as fts's ``match_bm25`` computes it (DuckDB's ``log`` is
-    base 10)."""
-    df = np.bincount(termids).astype(np.float64)
-    return np.log10(((num_docs - df) + 0.5) / (df + 0.5) + 1)
+    """Each term id's BM25 IDF over ``num_docs`` chunks (``idf``)."""
+    return idf(num_docs, np.bincount(termids).astype(np.float64))
 
 
-def document_idf(chunks: int, held: int) -> float:
-    """The IDF of a term that ``held`` of a document's ``chunks`` chunks hold (the same formula as ``term_idf``)."""
-    return math.log10(((chunks - held) + 0.5) / (held + 0.5) + 1)
+def idf(chunks: int, held: int | np.ndarray) -> float | np.ndarray:
+    """BM25's IDF of a term that ``held`` of ``chunks`` chunks hold, as fts's ``match_bm25`` computes it (DuckDB's
+    ``log`` is base 10): over the corpus (``term_idf``) or over one document's chunks (``document_scores``)."""
+    return np.log10(((chunks - held) + 0.5) / (held + 0.5) + 1)
 
 
 def tf_weights(tf: np.ndarray, lengths: np.ndarray, avgdl: float) -> np.ndarray:

@@ -8,8 +8,8 @@ Both paths use the same formula and statistics and order ties by document and or
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import replace
+from operator import attrgetter
 
 from ...store import Store
 from ...store.search_tables import IndexTables, bm25_best_rows, bm25_document_scores, bm25_termids
@@ -17,7 +17,7 @@ from ..formats import K1, B
 from ..hits import Hit
 from .bm25 import has_terms, query_terms
 from .chunk_table import COLUMNS, Candidate, ChunkTable
-from .within_document import DEPTH, order_within_documents
+from .within_document import DEPTH, order_within_documents, shared_documents
 
 
 def cold_bm25(store: Store, query: str, chunker: str, k: int, retriever: str = "bm25") -> list[Hit]:
@@ -32,20 +32,13 @@ def cold_bm25(store: Store, query: str, chunker: str, k: int, retriever: str = "
         if not termids:
             return []
         rows = bm25_best_rows(con, t, termids, max(k, DEPTH), COLUMNS, (K1, B))
-        several = sorted(d for d, n in Counter(row[1] for row in rows).items() if n > 1)  # lone ones stay put
+        several = sorted(shared_documents(row[1] for row in rows))
         local = bm25_document_scores(con, t, termids, several, (K1, B))
     table = ChunkTable(chunker, [row[:-1] for row in rows])
     hits = [table.hit(Candidate(row[0], row[-1]), rank, retriever) for rank, row in enumerate(rows, start=1)]
-    hits = order_within_documents(hits, [local.get(hit.chunk_id, 0.0) for hit in hits], _document, _score, _placed)
+    hits = order_within_documents(hits, [local.get(hit.chunk_id, 0.0) for hit in hits], attrgetter("document_id"),
+                                  attrgetter("score"), _placed)
     return [replace(hit, rank=rank) for rank, hit in enumerate(hits[:k], start=1)]
-
-
-def _document(hit: Hit) -> str:
-    return hit.document_id
-
-
-def _score(hit: Hit) -> float:
-    return hit.score
 
 
 def _placed(hit: Hit, score: float, local: float) -> Hit:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from .chunk_table import Candidate
+from .within_document import take_places
 
 RRF_K = 60
 
@@ -39,15 +40,9 @@ def within_documents(lexical: Sequence[Candidate], fused: Sequence[Candidate],
     """
     position = {c.chunk_id: i for i, c in enumerate(fused)}
     details = {c.chunk_id: c.details for c in fused}
-    groups: dict[str, list[Candidate]] = {}
-    for candidate in lexical:
-        groups.setdefault(document_of(candidate.chunk_id), []).append(candidate)
-    queues = {document: iter(_keep_clear_leader(group, position, margin)) for document, group in groups.items()}
-    placed = []
-    for place in lexical:
-        chunk = next(queues[document_of(place.chunk_id)])
-        placed.append(Candidate(chunk.chunk_id, place.score, details.get(chunk.chunk_id, chunk.details)))
-    return placed
+    taken = take_places(lexical, lambda c: document_of(c.chunk_id),
+                        lambda group: _keep_clear_leader(group, position, margin))
+    return [Candidate(chunk.chunk_id, place.score, details.get(chunk.chunk_id, chunk.details)) for chunk, place in taken]
 
 
 def _keep_clear_leader(group: Sequence[Candidate], position: Mapping[str, int], margin: float | None) -> list[Candidate]:

@@ -8,7 +8,6 @@ mask) and returns ``Candidate`` chunk ids, best first. It can combine the built-
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -21,7 +20,7 @@ from .chunk_table import Candidate
 from .fusion import reciprocal_rank_fusion, within_documents
 from .snapshot import SearchIndex
 from .within_document import DEPTH as WITHIN_DEPTH
-from .within_document import order_within_documents
+from .within_document import order_within_documents, shared_documents
 
 
 @dataclass(frozen=True)
@@ -63,14 +62,13 @@ class RetrievalRequest:
                                 elsewhere=(other, self.named_rows) if other is not None else None)
         if not self.options.get("within_document", True):
             return found
-        terms = {text: postings.term_ids(text)}
-        if other is not None:
-            terms[other] = postings.term_ids(other)
-        documents = [chunks.rows[chunks.row_of[c.chunk_id]][1] for c in found]
-        several = {d for d, n in Counter(documents).items() if n > 1}  # a document's lone candidate stays put
+        terms = {words: postings.term_ids(words).values() for words in (text, other) if words is not None}
+        document_of = {c.chunk_id: chunks.rows[chunks.row_of[c.chunk_id]][1] for c in found}
+        several = shared_documents(document_of[c.chunk_id] for c in found)
         scored: dict[tuple[str, str], tuple[int, np.ndarray]] = {}  # (document, query) -> first row, scores
         local = []
-        for candidate, document in zip(found, documents):
+        for candidate in found:
+            document = document_of[candidate.chunk_id]
             if document not in several:
                 local.append(0.0)
                 continue
@@ -81,8 +79,8 @@ class RetrievalRequest:
                 scored[document, words] = start, postings.document_scores(terms[words], start, end)
             start, scores = scored[document, words]
             local.append(float(scores[row - start]))
-        return order_within_documents(found, local, lambda c: chunks.rows[chunks.row_of[c.chunk_id]][1],
-                                      lambda c: c.score, _placed)[:wanted]
+        return order_within_documents(found, local, lambda c: document_of[c.chunk_id], lambda c: c.score,
+                                      _placed)[:wanted]
 
     def dense(self, depth: int | None = None, query: str | None = None) -> list[Candidate]:
         """The dense ranking; the embedder must be the model the vectors were made with."""

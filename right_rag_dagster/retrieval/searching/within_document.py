@@ -12,7 +12,8 @@ places by their BM25 score plus their BM25 score with the IDF computed over that
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -22,20 +23,27 @@ DEPTH = 50
 may rank below another document's passages, and only these are looked at)."""
 
 
+def take_places(places: Sequence[T], document_of: Callable[[T], str],
+                order: Callable[[list[T]], Sequence[T]]) -> list[tuple[T, T]]:
+    """``places`` (a ranking, best first) with each document's items put in ``order`` and taking, one by one, that
+    document's places: ``(item, place)`` pairs in place order. Which documents hold which ranks stays the ranking's."""
+    groups: dict[str, list[T]] = {}
+    for item in places:
+        groups.setdefault(document_of(item), []).append(item)
+    queues = {document: iter(order(group)) for document, group in groups.items()}
+    return [(next(queues[document_of(place)]), place) for place in places]
+
+
+def shared_documents(documents: Iterable[str]) -> set[str]:
+    """The documents that hold two or more of a ranking's places (a lone candidate has no place to trade)."""
+    return {document for document, count in Counter(documents).items() if count > 1}
+
+
 def order_within_documents(items: Sequence[T], local: Sequence[float], document_of: Callable[[T], str],
                            score_of: Callable[[T], float], placed: Callable[[T, float, float], T]) -> list[T]:
     """``items`` (best first) with each document's items ordered by score plus ``local`` (their score with the
     document's own IDF) among that document's places; each keeps the score of the place it takes (``placed(item,
     place score, local score)``), so the ranking's scores still fall. Equal sums keep their order."""
-    groups: dict[str, list[int]] = {}
-    for i, item in enumerate(items):
-        groups.setdefault(document_of(item), []).append(i)
-    order: dict[str, list[int]] = {
-        document: sorted(places, key=lambda i: -(score_of(items[i]) + local[i])) for document, places in groups.items()
-    }
-    taken = {document: iter(indices) for document, indices in order.items()}
-    out = []
-    for place in items:
-        i = next(taken[document_of(place)])
-        out.append(placed(items[i], score_of(place), local[i]))
-    return out
+    taken = take_places(list(zip(items, local)), lambda pair: document_of(pair[0]),
+                        lambda group: sorted(group, key=lambda pair: -(score_of(pair[0]) + pair[1])))
+    return [placed(item, score_of(place), own) for (item, own), (place, _) in taken]

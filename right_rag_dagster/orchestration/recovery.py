@@ -3,8 +3,9 @@
 Such a run stays "started" in Dagster's storage and keeps its slot in the ``right_rag_store`` pool, so every
 later run that writes waits for it forever. ``right-rag index`` tags its runs with its host and pid; before it
 starts, a run of a dead process is marked failed and its slots freed, and so are slots still held by runs
-that already ended. Runs launched by ``dagster dev`` are watched by Dagster's own run monitoring (enabled in the
-project's dagster.yaml).
+that already ended. Runs that ``dagster dev`` launches from the forkserver (``run_launcher``) carry the same tags
+(their worker's pid), so the documents-folder sensor, which recovers on every tick, marks them failed too; other
+launchers' runs are left to Dagster's own run monitoring (enabled in the project's dagster.yaml).
 """
 
 from __future__ import annotations
@@ -44,15 +45,16 @@ class Recovered:
 
 
 def recover_dead_runs(instance: dg.DagsterInstance) -> Recovered:
-    """Mark runs of dead ``right-rag index`` processes on this host failed, and free the pool slots of every run
-    that is no longer running."""
+    """Mark runs whose process on this host died (``right-rag index``'s, the forked run workers') failed, and free
+    the pool slots of every run that is no longer running."""
     failed = []
     host = socket.gethostname()
     for run in instance.get_runs(filters=dg.RunsFilter(statuses=_LIVE, tags={HOST_TAG: host})):
         pid = run.tags.get(PID_TAG, "")
         if pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid)):
-            instance.report_run_failed(run, f"the process that ran it (right-rag index, pid {pid}) died before the "
-                                            "run ended; marked failed by the next right-rag index")
+            instance.report_run_failed(run, f"the process that ran it (pid {pid}) died before the run ended; "
+                                            "marked failed by right-rag's recovery (the next right-rag index or "
+                                            "sensor tick)")
             failed.append(run.run_id)
     freed = []
     storage = instance.event_log_storage

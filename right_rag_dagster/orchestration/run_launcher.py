@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import queue
 import signal
+import socket
 import sys
 import time
 from collections.abc import Mapping
@@ -25,7 +26,8 @@ from dagster._core.launcher import DefaultRunLauncher, LaunchRunContext
 from dagster._serdes import serialize_value
 from dagster._serdes.config_class import ConfigurableClassData
 
-PID_TAG = "right_rag/run_pid"
+from .recovery import HOST_TAG, PID_TAG
+
 PRELOAD = ("dagster", "dagster._grpc.impl", "dagster._core.execution.api",
            "dagster._core.storage.runs.sqlite.sqlite_run_storage",
            "dagster._core.storage.event_log.sqlite.sqlite_event_log", "sqlalchemy", "alembic", "duckdb", "numpy",
@@ -65,7 +67,8 @@ class ForkedRunLauncher(DefaultRunLauncher):
         process = forkserver.Process(target=start_run_in_subprocess,
                                      args=[arguments, recon_job_from_origin(origin), events, stop])
         process.start()
-        self._instance.add_run_tags(run.run_id, {PID_TAG: str(process.pid)})
+        # the tags right-rag index's runs carry: a worker killed (kill -9) is then recovered like one of those
+        self._instance.add_run_tags(run.run_id, {PID_TAG: str(process.pid), HOST_TAG: socket.gethostname()})
         self._wait_until_started(run.run_id, process, events)
         self._forget_finished()
         self._processes[run.run_id] = (process, stop, events)  # the worker writes to the queue until it ends

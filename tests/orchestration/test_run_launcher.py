@@ -4,6 +4,8 @@ processes; and a run stopped as the UI's "Terminate" button stops it."""
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 import time
 from collections.abc import Iterator
@@ -18,7 +20,8 @@ from dagster._core.types.loadable_target_origin import LoadableTargetOrigin
 from dagster._core.workspace.context import WorkspaceProcessContext
 from dagster_graphql.test.utils import materialize_assets
 
-from right_rag_dagster.orchestration.run_launcher import PID_TAG, ForkedRunLauncher
+from right_rag_dagster.orchestration.recovery import PID_TAG, pid_alive, recover_dead_runs
+from right_rag_dagster.orchestration.run_launcher import ForkedRunLauncher
 
 DEFS = '''
 import time
@@ -113,6 +116,26 @@ def test_a_run_is_terminated(instance: dg.DagsterInstance, tmp_path: Path, same_
         run = wait(instance, run_id, lambda r: r.is_finished)
         assert run.status == dg.DagsterRunStatus.CANCELED
         assert not launcher.terminate(run_id)  # finished: nothing to stop
+
+
+def test_a_worker_killed_with_kill_9_is_recovered_as_right_rag_index_runs_are(
+        instance: dg.DagsterInstance, tmp_path: Path) -> None:
+    """A killed worker ends no run: it stays "started" and would hold its pool slot for ever. The recovery the
+    folder sensor runs on every tick (and right-rag index before it starts) marks it failed."""
+    with workspace(tmp_path, instance) as context:
+        run_id = launch(context, "slow")
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "slow-started").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        pid = int(instance.get_run_by_id(run_id).tags[PID_TAG])
+        os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while pid_alive(pid) and time.monotonic() < deadline:  # the forkserver reaps it
+            time.sleep(0.1)
+        assert not pid_alive(pid)
+        assert instance.get_run_by_id(run_id).status == dg.DagsterRunStatus.STARTED  # nothing else notices
+        assert run_id in recover_dead_runs(instance).failed_runs
+        assert instance.get_run_by_id(run_id).status == dg.DagsterRunStatus.FAILURE
 
 
 def test_without_a_forkserver_the_run_goes_through_dagsters_default_launch(

@@ -2,19 +2,41 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
 from ..errors import DocumentRejected
 
 DOCLING_SUFFIXES = {".docx", ".html", ".htm", ".xhtml", ".md", ".markdown", ".pptx", ".xlsx"}
+UNNEEDED_AT_IMPORT = ("torch", "transformers")
+"""Optional libraries Docling probes while it is imported (Apple's MPS for speech models, a VLM stopping-criteria
+class): with torch installed (the local-embeddings extra) they cost 5-7 s per process, and the formats converted
+here use neither, so Docling is imported as its slim install would be (it handles their absence)."""
+
+
+@contextmanager
+def hidden_modules(names: tuple[str, ...]) -> Iterator[None]:
+    """Make ``import name`` fail for each of ``names`` not yet imported, for the duration of the block."""
+    hidden = [name for name in names if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment]  # the import system's own "not importable" mark
+    try:
+        yield
+    finally:
+        for name in hidden:
+            if name in sys.modules and sys.modules[name] is None:
+                del sys.modules[name]
 
 
 @lru_cache(maxsize=1)
 def _converter():
     try:
-        from docling.datamodel.base_models import InputFormat
-        from docling.document_converter import DocumentConverter
+        with hidden_modules(UNNEEDED_AT_IMPORT):
+            from docling.datamodel.base_models import InputFormat
+            from docling.document_converter import DocumentConverter
     except ImportError as exc:  # pragma: no cover - docling-slim is a dependency
         raise DocumentRejected("docling", "Docling is not installed: pip install "
                                           "'docling-slim[office,web,markdown]==2.142.1'") from exc

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+import subprocess
+import sys
+
 import pytest
 
 from right_rag_dagster.errors import DocumentRejected
@@ -40,3 +44,16 @@ def test_files_docling_cannot_read_are_rejected(tmp_path, name, content, reason)
         read_with_docling(path, f"web/{name}")
     assert caught.value.document == f"web/{name}"
     assert reason in caught.value.reason
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
+def test_converting_a_page_never_imports_torch_and_leaves_it_importable(sample_documents):
+    """Docling probes torch and transformers while it is imported (5-7 s per process with torch installed); the
+    formats read here need neither, so a fresh process converts a page without them and can still import them."""
+    page = sample_documents / "copyright-format-1.0.html"
+    code = ("import sys; from pathlib import Path; from right_rag_dagster.loaders.office import read_with_docling; "
+            f"text = read_with_docling(Path({str(page)!r}), 'page'); assert text.startswith('## Machine-readable'); "
+            "print(sorted(m for m in ('torch', 'transformers') if m in sys.modules)); "
+            "import torch, transformers; print(torch.__name__, transformers.__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO_ROOT)
+    assert out.stdout.split("\n")[:2] == ["[]", "torch transformers"]

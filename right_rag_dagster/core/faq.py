@@ -1,5 +1,7 @@
-"""How a FAQ marks its entries: ``Q:`` (``Q.``, ``Question 1:``) opens a question, ``A:`` its answer. The generic
-parser makes an entry one unit by them; the extractive answer reads an entry's question as the heading of its answer."""
+"""How a FAQ marks its entries: ``Q:`` (``Q.``, ``Question 1:``) opens a question, ``A:`` its answer; or, without
+markers, a line of its own that asks (``Why do long usernames get printed as numbers?``) over its answer's
+paragraphs (procps' FAQ). The generic parser makes an entry one unit by them; the extractive answer reads an entry's
+question as the heading of its answer."""
 
 from __future__ import annotations
 
@@ -11,3 +13,7 @@ ANSWER = re.compile(r"(?:A|Answer)(?:[ \t]*\d{1,3})?[ \t]*[:.)][ \t]+(?=\S)")
 """The marker that opens an answer, with the blanks after it."""
 ANSWER_LINE = re.compile(rf"^[ \t]*{ANSWER.pattern}", re.MULTILINE)
 """A line that opens an answer, anywhere in a text (``search``)."""
+QUESTION_LINE = re.compile(r"[A-Z0-9\"'(`][^\n]{0,148}\?[ \t]*")
+"""A question on a line of its own: the whole of a block that opens a FAQ entry without markers (``fullmatch``)."""
+OPENING_QUESTION = re.compile(r"[ \t]*[A-Z0-9\"'(`][^\n]{0,148}\?[ \t]*\n(?=[ \t]*\n?[ \t]*\S)")
+"""A text that opens with such a line over more text (``match``): the question of an entry's chunk."""

@@ -29,7 +29,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..core.faq import ANSWER_LINE, QUESTION
+from ..core.faq import ANSWER_LINE, OPENING_QUESTION, QUESTION
 from .evidence import content_terms, passage_terms, sentences
 
 RANK_TOLERANCE = 0.5
@@ -303,11 +303,12 @@ def score_passages(weights: dict[str, float], passages: Sequence[tuple[str, str]
 
 
 def _faq_question_end(text: str) -> int:
-    """Where the answer of a FAQ entry ("Q: ... A: ...") opens, 0 for other text: the sentences before it are the
-    question, which shares the most words with a user's question and answers nothing, so they count as a heading
-    over the answer (``under``) and are quoted only with it."""
+    """Where the answer of a FAQ entry ("Q: ... A: ...", or a question on the first line over its answer) opens, 0
+    for other text: the sentences before it are the question, which shares the most words with a user's question
+    and answers nothing, so they count as a heading over the answer (``under``) and are quoted only with it."""
     if not QUESTION.match(text, len(text) - len(text.lstrip())):
-        return 0
+        opening = OPENING_QUESTION.match(text)
+        return opening.end() if opening else 0
     answer = ANSWER_LINE.search(text)
     return answer.start() if answer else 0
 

@@ -101,12 +101,33 @@ def test_a_faq_entry_is_one_unit_from_its_question_to_the_next() -> None:
     assert all(u.fulltext.startswith("Q:") for u in entries)
 
 
+def test_a_faq_without_markers_makes_each_question_line_and_its_answer_one_unit() -> None:
+    """procps' FAQ (tests/fixtures/heldout15): each question is a line of its own over its tab-indented answer, with
+    no ``Q:`` or ``A:``. Read as paragraphs, "You didn't enable it. ... Per-CPU stats are disabled by default" never
+    said what it answered, and the document's title was its first question."""
+    units = _parse(TESTS / "fixtures" / "heldout15" / "documents" / "procps-FAQ.txt")
+    assert [u.attributes["unit_type"] for u in units] == ["question"] * 10
+    assert units[0].attributes["document_title"] == "procps-FAQ.txt"
+    per_cpu = units[1]
+    assert per_cpu.topic == "Why don't I see SMP (per-CPU) stats in top?"
+    assert per_cpu.fulltext.startswith(per_cpu.topic + "\n\n\tYou didn't enable it.")
+    assert per_cpu.fulltext.endswith("Some Linux systems have hundreds of CPUs.")
+    numbers = units[2]  # the answer's indented commands stay in its entry
+    assert "ps -o pid,user:19,comm" in numbers.fulltext and "%CPU" not in numbers.fulltext
+
+
 @pytest.mark.parametrize(("text", "kinds", "first"), [
     ("Q. Does it work?\n\nA. Yes.\n\n    $ run it\n\nQ. Why?\n\nA. Because.\n", ["question", "question"],
      "Q. Does it work?\n\nA. Yes.\n\n    $ run it"),
     ("Question 1: Does it work?\n\nAnswer 1: Yes.\n", ["question"], "Question 1: Does it work?\n\nAnswer 1: Yes."),
     ("A: an answer with no question.\n\nQ: a question with no answer\n\nSome text.\n", ["paragraph"] * 3,
      "A: an answer with no question."),
+    ("Does it work?\n\nYes.\n\n    $ run it\n\nWhy?\n\nBecause.\n", ["question", "question"],
+     "Does it work?\n\nYes.\n\n    $ run it"),
+    # one question line over an answer is a paragraph (a rhetorical question), and so is a question without one
+    ("Intro.\n\nWhy would anyone do this?\n\nBecause it works.\n", ["paragraph"] * 3, "Intro."),
+    ("Does it work?\n\nYes.\n\nWhy?\n\nHow?\n\nBecause.\n", ["question", "paragraph", "question"],
+     "Does it work?\n\nYes."),
 ])
 def test_questions_join_their_answers_only(text: str, kinds: list[str], first: str) -> None:
     document = Document("faq.txt", text)

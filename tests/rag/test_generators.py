@@ -438,3 +438,20 @@ def test_extractive_reads_a_faq_question_as_the_heading_of_its_answer() -> None:
     quote = choose_quote(scored, 600, 5, weights)
     assert quote.start >= text.index("A:  ")
     assert "then many threads cannot be used" in " ".join(text[quote.start:quote.end].split())
+
+
+def test_extractive_reads_a_question_line_as_the_heading_of_its_answer() -> None:
+    """procps' FAQ (tests/fixtures/heldout15) asks on a line of its own, without "Q:": the question shares the
+    user's words and answers nothing, so it is a heading over the answer, quoted only with it."""
+    from right_rag_dagster.rag.evidence import content_terms
+    from right_rag_dagster.rag.extractive import choose_quote, score_passages
+
+    faq = (REPO_ROOT / "tests" / "fixtures" / "heldout15" / "documents" / "procps-FAQ.txt").read_text()
+    start = faq.index("Why do long usernames get printed as numbers?")
+    text = faq[start:faq.index("\nWhy is %CPU", start)].rstrip()
+    weights = dict.fromkeys(content_terms("Why are long usernames printed as numbers?"), 1.0)
+    scored = score_passages(weights, [(text, "")])
+    assert scored[0][0].heading and scored[0][0].end <= text.index("\n")
+    quote = choose_quote(scored, 600, 5, weights)
+    assert quote.end > text.index("\n")
+    assert "printed as decimal integers when there is not enough room" in " ".join(text[quote.start:quote.end].split())

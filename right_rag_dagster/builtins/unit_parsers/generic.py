@@ -6,7 +6,9 @@ parser declines. It reads the structure the text shows without knowing the famil
 underlined, numbered ``2.1.``, ``Chapter 3``, ``IV. Writing``, short capitalised or ``Label:`` lines) nest in
 the order their styles first appear; inside a section, each blank-line separated block is a ``stanza``
 (``Field: value`` lines), a ``definition`` (a term line over an indented body) or a ``paragraph``, except that a
-FAQ's ``Q:`` block and the ``A:`` block after it, with the blocks up to the next ``Q:``, are one ``question``.
+FAQ's ``Q:`` block and the ``A:`` block after it, with the blocks up to the next ``Q:``, are one ``question``, and
+so is a block that is one line asking a question, with the blocks up to the next such line, where a section has at
+least two of them each followed by an answer.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from right_rag_dagster.core.faq import ANSWER, QUESTION
+from right_rag_dagster.core.faq import ANSWER, QUESTION, QUESTION_LINE
 from right_rag_dagster.core.interfaces import UnitParser
 from right_rag_dagster.core.model import Document, ParsedUnit
 
@@ -207,10 +209,11 @@ class _Builder:
         blocks = _questions(self.text, _paragraphs(self.text, start, end))
         for ordinal, (block_start, block_end, entry) in enumerate(blocks, start=1):
             block = self.text[block_start:block_end]
-            question = QUESTION.match(block) if entry else None
-            if question:
+            marker = QUESTION.match(block) if entry else None
+            if entry:
                 kind, term = "question", None
-                topic = " ".join(block[question.end():].split("\n\n", 1)[0].split())[:MAX_HEADING]
+                asked = block[marker.end():].split("\n\n", 1)[0] if marker else block.split("\n", 1)[0]
+                topic = " ".join(asked.split())[:MAX_HEADING]
             else:
                 kind, term = _classify(self.text, block_start, block)
                 topic = term if term else f"{parent[-1] if parent else self.title} ¶{ordinal}"
@@ -246,7 +249,9 @@ def _document_title(document: Document, text: str, headings: list[Heading]) -> s
     if headings and not text[:headings[0].start].strip():
         return headings[0].title
     first_line = next((line for line in map(_title_text, text[:4000].splitlines()) if line), "")
-    return first_line if 0 < len(first_line) <= MAX_HEADING else Path(document.id).name
+    if 0 < len(first_line) <= MAX_HEADING and not first_line.endswith("?"):
+        return first_line
+    return Path(document.id).name  # a FAQ's first question names one entry, not the document
 
 
 def _title_text(line: str) -> str:
@@ -277,22 +282,33 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _questions(text: str, blocks: list[tuple[int, int]]) -> list[tuple[int, int, bool]]:
-    """``blocks`` with each FAQ entry made one (True): a ``Q:`` block followed by an ``A:`` block, and the blocks
-    after them up to the next ``Q:`` block (an answer's further paragraphs, its indented commands). Apart, the
-    answer says nothing about what it answers ("A: Set a default memory usage limit ...") and the question holds no
-    answer, so neither ranks for a question put in other words, and the answer can sit outside the top hits."""
+    """``blocks`` with each FAQ entry made one (True): a ``Q:`` block followed by an ``A:`` block, or a block that is
+    one line asking a question followed by a block that does not (where at least two such pairs are found, so a
+    lone rhetorical question stays a paragraph), with the blocks after them up to the next question. Apart, the
+    answer says nothing about what it answers ("A: Set a default memory usage limit ...", "You didn't enable it.")
+    and the question holds no answer, so neither ranks for a question put in other words, and the answer can sit
+    outside the top hits."""
+    marked = [bool(QUESTION.match(text, start, end)) for start, end in blocks]
+    lines = [_question_line(text, start, end) for start, end in blocks]
+    paired = [lines[i] and i + 1 < len(blocks) and not lines[i + 1] and not marked[i + 1] for i in range(len(blocks))]
+    asks = [m or line for m, line in zip(marked, lines)] if sum(paired) >= 2 else marked
     out: list[tuple[int, int, bool]] = []
     index = 0
     while index < len(blocks):
         start, end = blocks[index]
         index += 1
-        entry = bool(QUESTION.match(text, start, end) and index < len(blocks)
-                     and ANSWER.match(text, *blocks[index]))
-        while entry and index < len(blocks) and not QUESTION.match(text, *blocks[index]):
+        entry = bool(marked[index - 1] and index < len(blocks) and ANSWER.match(text, *blocks[index])
+                     or asks[index - 1] and paired[index - 1])
+        while entry and index < len(blocks) and not asks[index]:
             end = blocks[index][1]
             index += 1
         out.append((start, end, entry))
     return out
+
+
+def _question_line(text: str, start: int, end: int) -> bool:
+    """The block is one line, at the start of its line, that asks a question."""
+    return (start == 0 or text[start - 1] == "\n") and bool(QUESTION_LINE.fullmatch(text, start, end))
 
 
 def _paragraphs(text: str, start: int, end: int) -> list[tuple[int, int]]:

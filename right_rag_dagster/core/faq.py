@@ -13,7 +13,8 @@ ANSWER = re.compile(r"(?:A|Answer)(?:[ \t]*\d{1,3})?[ \t]*[:.)][ \t]+(?=\S)")
 """The marker that opens an answer, with the blanks after it."""
 ANSWER_LINE = re.compile(rf"^[ \t]*{ANSWER.pattern}", re.MULTILINE)
 """A line that opens an answer, anywhere in a text (``search``)."""
-QUESTION_LINE = re.compile(r"[A-Z0-9\"'(`][^\n]{0,148}\?[ \t]*")
+_NOT_A_FIELD = r"(?![A-Za-z][\w-]{0,40}:[ \t])"  # "Comment: Is this right?" is a record's field, not a question
+QUESTION_LINE = re.compile(rf"{_NOT_A_FIELD}[A-Z0-9\"'(`][^\n]{{0,148}}\?[ \t]*")
 """A question on a line of its own: the whole of a block that opens a FAQ entry without markers (``fullmatch``)."""
-OPENING_QUESTION = re.compile(r"[ \t]*[A-Z0-9\"'(`][^\n]{0,148}\?[ \t]*\n(?=[ \t]*\n?[ \t]*\S)")
+OPENING_QUESTION = re.compile(rf"[ \t]*{_NOT_A_FIELD}[A-Z0-9\"'(`][^\n]{{0,148}}\?[ \t]*\n(?=[ \t]*\n?[ \t]*\S)")
 """A text that opens with such a line over more text (``match``): the question of an entry's chunk."""

@@ -101,6 +101,16 @@ def test_a_faq_entry_is_one_unit_from_its_question_to_the_next() -> None:
     assert all(u.fulltext.startswith("Q:") for u in entries)
 
 
+@pytest.mark.parametrize(("text", "title"), [
+    ("What is Free Software?\n\nAn essay that asks once.\n\nAnd answers in prose.\n", "What is Free Software?"),
+    ("Why?\n\nBecause.\n\nHow?\n\nLike this.\n", "faq.txt"),
+])
+def test_a_first_line_that_asks_titles_the_document_unless_it_opens_a_faq(text: str, title: str) -> None:
+    document = Document("faq.txt", text)
+    units = build_units(document, GenericUnitParser().parse_document(document), "generic")
+    assert units[0].attributes["document_title"] == title
+
+
 def test_a_faq_without_markers_makes_each_question_line_and_its_answer_one_unit() -> None:
     """procps' FAQ (tests/fixtures/heldout15): each question is a line of its own over its tab-indented answer, with
     no ``Q:`` or ``A:``. Read as paragraphs, "You didn't enable it. ... Per-CPU stats are disabled by default" never
@@ -128,6 +138,12 @@ def test_a_faq_without_markers_makes_each_question_line_and_its_answer_one_unit(
     ("Intro.\n\nWhy would anyone do this?\n\nBecause it works.\n", ["paragraph"] * 3, "Intro."),
     ("Does it work?\n\nYes.\n\nWhy?\n\nHow?\n\nBecause.\n", ["question", "paragraph", "question"],
      "Does it work?\n\nYes."),
+    # a FAQ with markers is read by them: an answer that asks back, or a question inside an answer, ends nothing
+    ("Q: Does it run on Windows?\n\nA: Have you tried WSL?\n\nIt works there.\n\nQ: Is it fast?\n\nA: Yes.\n\n"
+     "Q: Is it free?\n\nA: Yes.\n", ["question"] * 3,
+     "Q: Does it run on Windows?\n\nA: Have you tried WSL?\n\nIt works there."),
+    ("Q: Is it fast?\n\nA: Mostly.\n\nWhy not always?\n\nThe cache is cold.\n\nQ: Is it free?\n\nA: Yes.\n",
+     ["question"] * 2, "Q: Is it fast?\n\nA: Mostly.\n\nWhy not always?\n\nThe cache is cold."),
 ])
 def test_questions_join_their_answers_only(text: str, kinds: list[str], first: str) -> None:
     document = Document("faq.txt", text)

@@ -455,3 +455,12 @@ def test_extractive_reads_a_question_line_as_the_heading_of_its_answer() -> None
     quote = choose_quote(scored, 600, 5, weights)
     assert quote.end > text.index("\n")
     assert "printed as decimal integers when there is not enough room" in " ".join(text[quote.start:quote.end].split())
+
+
+def test_a_record_whose_first_field_asks_stays_one_record() -> None:
+    """A stanza whose first field ends in "?" ("Comment: Is this right?") is a record, not a question over an answer:
+    its fields are quoted together."""
+    from right_rag_dagster.rag.extractive import prose_sentences
+
+    text = "Comment: Is this right?\nLicense: GPL-2\nFiles: *"
+    assert prose_sentences(text) == [(0, len(text))]

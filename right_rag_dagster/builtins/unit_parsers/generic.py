@@ -249,9 +249,14 @@ def _document_title(document: Document, text: str, headings: list[Heading]) -> s
     if headings and not text[:headings[0].start].strip():
         return headings[0].title
     first_line = next((line for line in map(_title_text, text[:4000].splitlines()) if line), "")
-    if 0 < len(first_line) <= MAX_HEADING and not first_line.endswith("?"):
+    if 0 < len(first_line) <= MAX_HEADING and not (first_line.endswith("?") and _a_faq(text)):
         return first_line
     return Path(document.id).name  # a FAQ's first question names one entry, not the document
+
+
+def _a_faq(text: str) -> bool:
+    """The text asks on lines of their own, each over its answer, at least twice."""
+    return sum(_question_lines(text, _paragraphs(text, 0, len(text)))[1]) >= 2
 
 
 def _title_text(line: str) -> str:
@@ -289,9 +294,8 @@ def _questions(text: str, blocks: list[tuple[int, int]]) -> list[tuple[int, int,
     and the question holds no answer, so neither ranks for a question put in other words, and the answer can sit
     outside the top hits."""
     marked = [bool(QUESTION.match(text, start, end)) for start, end in blocks]
-    lines = [_question_line(text, start, end) for start, end in blocks]
-    paired = [lines[i] and i + 1 < len(blocks) and not lines[i + 1] and not marked[i + 1] for i in range(len(blocks))]
-    asks = [m or line for m, line in zip(marked, lines)] if sum(paired) >= 2 else marked
+    lines, paired = _question_lines(text, blocks)
+    asks = [m or line for m, line in zip(marked, lines)] if sum(paired) >= 2 and not any(marked) else marked
     out: list[tuple[int, int, bool]] = []
     index = 0
     while index < len(blocks):
@@ -304,6 +308,16 @@ def _questions(text: str, blocks: list[tuple[int, int]]) -> list[tuple[int, int,
             index += 1
         out.append((start, end, entry))
     return out
+
+
+def _question_lines(text: str, blocks: list[tuple[int, int]]) -> tuple[list[bool], list[bool]]:
+    """Which blocks are one line asking a question (never a ``Q:`` or ``A:`` block: a FAQ with markers is read by
+    them), and which of those have a block after them that does not ask."""
+    lines = [_question_line(text, start, end) and not ANSWER.match(text, start, end)
+             and not QUESTION.match(text, start, end) for start, end in blocks]
+    paired = [lines[i] and i + 1 < len(blocks) and not lines[i + 1] and not QUESTION.match(text, *blocks[i + 1])
+              for i in range(len(blocks))]
+    return lines, paired
 
 
 def _question_line(text: str, start: int, end: int) -> bool:

@@ -81,6 +81,9 @@ def test_roman_numbered_chapters_of_a_plain_text_manual() -> None:
      "Copying Docutils"),
     (":orphan:\n\nPython 2 Sunset\n===============\n\nSince January 2020, Python 2 ...\n", "Python 2 Sunset"),
     ("##\n\n# The environment\n\nVariables are inherited.\n", "The environment"),
+    # a first line that asks is the title, unless it opens a FAQ (two question lines over answers): the file's name
+    ("What is Free Software?\n\nAn essay that asks once.\n\nAnd answers in prose.\n", "What is Free Software?"),
+    ("Why?\n\nBecause.\n\nHow?\n\nLike this.\n", "doc.rst"),
 ])
 def test_the_title_is_the_first_line_with_words_not_markup(text: str, title: str) -> None:
     document = Document("doc.rst", text)
@@ -99,16 +102,6 @@ def test_a_faq_entry_is_one_unit_from_its_question_to_the_next() -> None:
     assert memory.fulltext.startswith("Q:  I need to use a script")
     assert "export XZ_DEFAULTS" in memory.fulltext and "\nQ:" not in memory.fulltext
     assert all(u.fulltext.startswith("Q:") for u in entries)
-
-
-@pytest.mark.parametrize(("text", "title"), [
-    ("What is Free Software?\n\nAn essay that asks once.\n\nAnd answers in prose.\n", "What is Free Software?"),
-    ("Why?\n\nBecause.\n\nHow?\n\nLike this.\n", "faq.txt"),
-])
-def test_a_first_line_that_asks_titles_the_document_unless_it_opens_a_faq(text: str, title: str) -> None:
-    document = Document("faq.txt", text)
-    units = build_units(document, GenericUnitParser().parse_document(document), "generic")
-    assert units[0].attributes["document_title"] == title
 
 
 def test_a_faq_without_markers_makes_each_question_line_and_its_answer_one_unit() -> None:

@@ -45,9 +45,19 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def new_document(documents: Path, number: int, rng: random.Random) -> tuple[Path, str]:
-    """A machine-readable Debian copyright file (the sample spec parses it) holding a word found nowhere else."""
+FORMATS = ("copyright", "markdown")
+
+
+def new_document(documents: Path, number: int, rng: random.Random, form: str = "copyright") -> tuple[Path, str]:
+    """A file holding a word found nowhere else: a machine-readable Debian copyright file (the sample spec parses
+    it), or a Markdown notice (read through Docling; the generic parser takes it)."""
     word = "zq" + "".join(rng.choice(string.ascii_lowercase) for _ in range(10))
+    if form == "markdown":
+        path = documents / f"saved-{number}-{word}.md"
+        path.write_text(f"# The {word} notice\n\nCopyright 2026 The {word} authors. Licensed under the MIT License; "
+                        f"the unique word is {word}.\n\n## Terms\n\nPermission is hereby granted, free of charge, to "
+                        "any person obtaining a copy of this software.\n", encoding="utf-8")
+        return path, word
     path = documents / f"saved-{number}-{word}.copyright"
     path.write_text(
         "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"
@@ -125,13 +135,14 @@ def settle(port: int, timeout: float) -> list[dict[str, Any]]:
     return runs(port)
 
 
-def measure_latency(work: Path, corpus: Path, repeat: int, timeout: float, seed: int = 11) -> dict[str, Any]:
+def measure_latency(work: Path, corpus: Path, repeat: int, timeout: float, seed: int = 11,
+                    form: str = "copyright") -> dict[str, Any]:
     """Make the project, index it, run ``dagster dev`` and time ``repeat`` saved files; never leaves it running."""
     project = sample("latency", "dagster dev", work / "latency", corpus, questions=True, extra_env={})
     logs = work / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     result: dict[str, Any] = {"label": f"dagster dev, sample project, {sum(1 for _ in project.documents.iterdir())} "
-                                       "documents", "seconds": [], "breakdown": []}
+                                       f"documents, {form} files saved", "seconds": [], "breakdown": []}
     index = measure(project.command, project.root, logs / "latency-index.log", project.env, timeout=timeout * 5)
     result["index"] = index.to_dict()
     if not index.ok:
@@ -154,7 +165,7 @@ def measure_latency(work: Path, corpus: Path, repeat: int, timeout: float, seed:
         saves = []
         for number in range(repeat):
             settle(port, timeout)  # each save starts with no run queued or running: the saves do not interfere
-            path, word = new_document(project.documents, number, rng)
+            path, word = new_document(project.documents, number, rng, form)
             saved_at_wall, saved_at = time.time(), time.monotonic()
             found = wait_for(lambda: cites(project.root, word, path.name, project.env), timeout, every=0.2)
             if found is None:
@@ -202,12 +213,14 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, default=REPO / "data" / "documents", help="the project's documents")
     parser.add_argument("--repeat", type=int, default=3, help="files saved one after the other (median reported)")
     parser.add_argument("--timeout", type=float, default=240.0, help="seconds to wait for each step")
+    parser.add_argument("--format", choices=FORMATS, default="copyright",
+                        help="the kind of file saved (markdown: converted by Docling in the run's parsing worker)")
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     parser.add_argument("--keep", action="store_true", help="keep the project and logs afterwards")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the finally that stops dagster dev
     work = Path(tempfile.mkdtemp(prefix="right-rag-latency-"))
-    result = measure_latency(work, args.corpus.resolve(), args.repeat, args.timeout)
+    result = measure_latency(work, args.corpus.resolve(), args.repeat, args.timeout, form=args.format)
     print(describe(result))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2), encoding="utf-8")

@@ -14,6 +14,7 @@ from dataclasses import replace
 from ..retrieval.hits import Hit
 from ..retrieval.searching.definitions import asks_for_definition
 from ..retrieval.searching.identity import document_names_of
+from ..retrieval.settings import DEFAULT_MIN_COVERAGE
 from ..store import Store
 from .evidence import (
     content_terms,
@@ -50,7 +51,7 @@ class ExtractiveGenerator(Generator):
     """
 
     def __init__(self, store: Store | None = None, passages: int = 3, max_sentences: int = 5,
-                 max_chars: int = 600, min_coverage: float = 1 / 3) -> None:
+                 max_chars: int = 600, min_coverage: float = DEFAULT_MIN_COVERAGE) -> None:
         self.store = store
         self.passages = passages
         self.max_sentences = max_sentences
@@ -137,11 +138,11 @@ class LLMGenerator(Generator):
 
 
 def make_generator(spec: str | Generator | LLM | Callable[..., str] | None, *, url: str | None = None,
-                   store: Store | None = None) -> Generator:
-    """``extractive`` (default; quoting from ``store``'s documents), ``ollama:<model>``, ``openai:<model>``,
-    a ``Generator``, an ``LLM`` or a function ``messages -> text``."""
+                   store: Store | None = None, min_coverage: float | None = None) -> Generator:
+    """``extractive`` (default; quoting from ``store``'s documents, "Not found" below ``min_coverage``),
+    ``ollama:<model>``, ``openai:<model>``, a ``Generator``, an ``LLM`` or a function ``messages -> text``."""
     if spec is None or spec == "extractive":
-        return ExtractiveGenerator(store)
+        return ExtractiveGenerator(store, min_coverage=DEFAULT_MIN_COVERAGE if min_coverage is None else min_coverage)
     if isinstance(spec, Generator):
         return spec
     return LLMGenerator(make_llm(spec, url=url))

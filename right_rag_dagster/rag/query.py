@@ -41,7 +41,7 @@ def query(project_or_store: Any, question: str, *, k: int | None = None, retriev
         retriever=chosen_retriever,
         k=settings.k if k is None else k,
         generator=make_generator(generator if generator is not None else settings.generator,
-                                 url=settings.generator_url, store=store),
+                                 url=settings.generator_url, store=store, min_coverage=settings.answer_min_coverage),
         filters=filters or None,
         embedder=make_embedder(embedder if embedder is not None else settings.embedder, url=settings.embedder_url),
         registry=registry,

@@ -95,3 +95,28 @@ def test_a_cold_query_never_imports_dagster(project: Path) -> None:
     assert "right_rag_dagster.rag" in modules
     assert not {m for m in modules if m == "dagster" or m.startswith("dagster.")}
     assert "Citations:" in result.stdout
+
+
+@pytest.mark.parametrize(("coverage", "found"), [(0.2, True), (1.0, False)])
+def test_the_answer_gate_is_a_setting(tmp_path_factory: pytest.TempPathFactory, coverage: float, found: bool,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """``answer_min_coverage``: the share of the question's terms the extractive answer's passage must hold, else
+    "Not found in the documents." (answering nothing rather than something wrong is the user's trade-off)."""
+    folder = tmp_path_factory.mktemp("gate")
+    store = copy_store(session_store(tmp_path_factory), folder)
+    (folder / "right_rag.toml").write_text(f'[right-rag]\nstore_path = "{store.path.name}"\n\n[right-rag.retrieval]\n'
+                                           f"answer_min_coverage = {coverage}\n", encoding="utf-8")
+    assert main(["--project", str(folder), "query", "Which build options turn off optimisation or say the weather "
+                 "in Paris?", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["found"] is found
+
+
+@pytest.mark.parametrize("value", ["1.5", "-0.1", '"a third"', "true"])
+def test_the_answer_gate_must_be_a_share(value: str) -> None:
+    import tomllib
+
+    from right_rag_dagster.errors import ConfigError
+    from right_rag_dagster.retrieval.settings import RetrievalSettings
+
+    with pytest.raises(ConfigError, match="answer_min_coverage must be a number from 0 to 1"):
+        RetrievalSettings.from_dict({"answer_min_coverage": tomllib.loads(f"v = {value}")["v"]})

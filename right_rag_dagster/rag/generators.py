@@ -138,11 +138,11 @@ class LLMGenerator(Generator):
 
 
 def make_generator(spec: str | Generator | LLM | Callable[..., str] | None, *, url: str | None = None,
-                   store: Store | None = None, min_coverage: float | None = None) -> Generator:
+                   store: Store | None = None, min_coverage: float = DEFAULT_MIN_COVERAGE) -> Generator:
     """``extractive`` (default; quoting from ``store``'s documents, "Not found" below ``min_coverage``),
     ``ollama:<model>``, ``openai:<model>``, a ``Generator``, an ``LLM`` or a function ``messages -> text``."""
     if spec is None or spec == "extractive":
-        return ExtractiveGenerator(store, min_coverage=DEFAULT_MIN_COVERAGE if min_coverage is None else min_coverage)
+        return ExtractiveGenerator(store, min_coverage=min_coverage)
     if isinstance(spec, Generator):
         return spec
     return LLMGenerator(make_llm(spec, url=url))

@@ -256,7 +256,7 @@ def _document_title(document: Document, text: str, headings: list[Heading]) -> s
 
 def _a_faq(text: str) -> bool:
     """The text asks on lines of their own, each over its answer, at least twice."""
-    return sum(_question_lines(text, _paragraphs(text, 0, len(text)))[1]) >= 2
+    return sum(_asking(text, _paragraphs(text, 0, len(text)))[2]) >= 2
 
 
 def _title_text(line: str) -> str:
@@ -293,8 +293,7 @@ def _questions(text: str, blocks: list[tuple[int, int]]) -> list[tuple[int, int,
     answer says nothing about what it answers ("A: Set a default memory usage limit ...", "You didn't enable it.")
     and the question holds no answer, so neither ranks for a question put in other words, and the answer can sit
     outside the top hits."""
-    marked = [bool(QUESTION.match(text, start, end)) for start, end in blocks]
-    lines, paired = _question_lines(text, blocks)
+    marked, lines, paired = _asking(text, blocks)
     asks = [m or line for m, line in zip(marked, lines)] if sum(paired) >= 2 and not any(marked) else marked
     out: list[tuple[int, int, bool]] = []
     index = 0
@@ -310,14 +309,15 @@ def _questions(text: str, blocks: list[tuple[int, int]]) -> list[tuple[int, int,
     return out
 
 
-def _question_lines(text: str, blocks: list[tuple[int, int]]) -> tuple[list[bool], list[bool]]:
-    """Which blocks are one line asking a question (never a ``Q:`` or ``A:`` block: a FAQ with markers is read by
-    them), and which of those have a block after them that does not ask."""
-    lines = [_question_line(text, start, end) and not ANSWER.match(text, start, end)
-             and not QUESTION.match(text, start, end) for start, end in blocks]
-    paired = [lines[i] and i + 1 < len(blocks) and not lines[i + 1] and not QUESTION.match(text, *blocks[i + 1])
-              for i in range(len(blocks))]
-    return lines, paired
+def _asking(text: str, blocks: list[tuple[int, int]]) -> tuple[list[bool], list[bool], list[bool]]:
+    """Per block: whether it opens with ``Q:``; whether it is one line asking a question (never a ``Q:`` or ``A:``
+    block: a FAQ with markers is read by them); and whether it is such a line with a block after it that does not
+    ask."""
+    marked = [bool(QUESTION.match(text, start, end)) for start, end in blocks]
+    lines = [not m and _question_line(text, start, end) and not ANSWER.match(text, start, end)
+             for m, (start, end) in zip(marked, blocks)]
+    paired = [lines[i] and i + 1 < len(blocks) and not lines[i + 1] and not marked[i + 1] for i in range(len(blocks))]
+    return marked, lines, paired
 
 
 def _question_line(text: str, start: int, end: int) -> bool:

@@ -29,6 +29,7 @@ import duckdb
 
 from ..errors import ConfigError, SchemaVersionError, StoreError, StoreMemoryError
 from . import lake as ducklake
+from .creation import ensure_file, interrupted_creation
 from .extensions import is_loaded
 from .lake import StoreConflictError
 from .migrations import SCHEMA_VERSION, load_migrations
@@ -234,6 +235,10 @@ class Store:
                     if _is_lock_error(exc):
                         raise StoreError(f"{self.path} stayed locked by another process for "
                                          f"{self.lock_timeout:.0f}s: {exc}") from exc
+                    if "not a valid DuckDB database file" in str(exc):
+                        raise StoreError(f"{self.path} is not a DuckDB database (damaged, or another program's "
+                                         "file): move it aside, then run `right-rag index` to build the index "
+                                         "again from the documents") from exc
                     raise StoreError(f"cannot open {self.path}: {exc}") from exc
                 time.sleep(delay * (1 + random.random()))
                 delay = min(delay * 2, 0.25)
@@ -272,7 +277,7 @@ class Store:
         meanwhile, so a session spans a run's short steps (planning, the index refresh), never parsing. A
         DuckLake, attached once per process anyway, and a store not created yet are left as they are."""
         key = self.path.resolve()
-        if self.lake or not self.path.exists() or key in _sessions:
+        if self.lake or not self.exists() or key in _sessions:
             yield
             return
         con = self._open(read_only=False)
@@ -300,7 +305,7 @@ class Store:
         DuckLake, losing a commit to another writer raises ``StoreConflictError`` (run the transaction again:
         ``retry_conflicts``)."""
         if not self.lake:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            ensure_file(self.path)
         con = self._open(read_only=False, min_memory_mb=min_memory_mb)
         try:
             # Checkpointing rewrites the file; doing it on every short transaction's close cost seconds per
@@ -523,7 +528,7 @@ class Store:
 
     def exists(self) -> bool:
         if not self.lake:
-            return self.path.exists()
+            return self.path.exists() and not interrupted_creation(self.path)
         if self._lake_checked or self._migrated:
             return True
         con = self._lake_cursor()

@@ -26,6 +26,7 @@ from .harness import (
     REPO,
     SHARED_CORPUS,
     Running,
+    assert_clean_failure,
     children,
     chunk_counts,
     clone,
@@ -292,3 +293,38 @@ def test_ctrl_c_while_a_worker_parses_ends_quietly_and_the_next_index_completes(
     assert chunk_counts(project)["block.copyright"] > 0
     runs, slots = dagster_state(project)
     assert slots == [] and "STARTED" not in [status for _, status in runs], runs
+
+
+def small_project(root: Path) -> Path:
+    copy_documents(sorted(os.listdir(SCALE))[:3], root / "data" / "documents", SCALE)
+    write_spec(root, "unit_parsers", "stanzas.py", STANZAS)
+    write_toml(root, TOML)
+    return root
+
+
+def test_an_empty_store_file_left_by_a_kill_while_creating_it_is_created_again(tmp_path):
+    """DuckDB creates the file, then writes its headers: a kill -9 in between (seen in CI) left an empty file
+    that every later ``right-rag index`` refused as "not a valid DuckDB database file"."""
+    project = small_project(tmp_path / "project")
+    store = store_of(project).path
+    store.parent.mkdir(parents=True)
+    store.touch()
+    assert not store_of(project).exists()  # nothing to read yet: `query` says to index first
+
+    done = right_rag(project, "index")
+    assert done.code == 0, done
+    assert len(chunk_counts(project)) == 3
+    assert not list(store.parent.glob(".*.creating")), "the temporary file of the creation is removed"
+
+
+def test_a_store_file_duckdb_cannot_open_is_named_with_what_to_do_and_kept(tmp_path):
+    project = small_project(tmp_path / "project")
+    store = store_of(project).path
+    store.parent.mkdir(parents=True)
+    store.write_bytes(b"not a database, maybe the user's\n" * 10)
+
+    done = right_rag(project, "index")
+    assert done.code != 0
+    assert_clean_failure(done)
+    assert str(store) in done.err and "move it aside" in done.err, done
+    assert store.read_bytes() == b"not a database, maybe the user's\n" * 10

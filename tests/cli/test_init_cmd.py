@@ -94,9 +94,12 @@ def test_the_commented_examples_are_valid_settings(project):
     assert loaded.pipeline.unit_parser_names == ["example-sections"]
     assert loaded.pipeline.chunk_parser_names == ["example-chunks"]
     assert loaded.selected("unit_parsers") == ["example-sections"]
-    from right_rag_dagster.retrieval.settings import RetrievalSettings
+    from right_rag_dagster.retrieval.settings import DEFAULT_IDENTITY, DEFAULT_MIN_COVERAGE, RetrievalSettings
 
-    assert RetrievalSettings.from_dict(loaded.retrieval).k == 5
+    settings = RetrievalSettings.from_dict(loaded.retrieval)
+    assert settings.k == 5
+    assert settings.identity == DEFAULT_IDENTITY  # the template shows the defaults
+    assert settings.answer_min_coverage == pytest.approx(DEFAULT_MIN_COVERAGE, abs=0.01)
 
 
 def test_the_workspace_loads_the_orchestration_module_from_the_project_folder(project):

@@ -41,5 +41,9 @@ class PluginFaultError(PluginError):
     """A plugin failed on, or shared a claim to, more documents than a run allows: the run stopped."""
 
 
+class StoreDiskFullError(StoreError):
+    """The disk holding the store has no room for a write: nothing was committed, what was indexed before stays."""
+
+
 class StoreMemoryError(StoreError):
     """DuckDB ran out of its memory budget during a write (the runner retries with smaller batches)."""

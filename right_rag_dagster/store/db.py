@@ -17,6 +17,7 @@ import logging
 import os
 import random
 import re
+import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -27,7 +28,7 @@ from typing import TypeVar
 
 import duckdb
 
-from ..errors import ConfigError, SchemaVersionError, StoreError, StoreMemoryError
+from ..errors import ConfigError, SchemaVersionError, StoreDiskFullError, StoreError, StoreMemoryError
 from . import lake as ducklake
 from .creation import ensure_file, interrupted_creation
 from .extensions import is_loaded
@@ -180,6 +181,23 @@ def _set_memory_limit(con: duckdb.DuckDBPyConnection, limit: str) -> None:
         logger.debug("DuckDB keeps its larger memory budget: %s", str(exc).splitlines()[0])
 
 
+_NO_ROOM = ("No space left on device", "Disk quota exceeded", "File too large")
+
+
+def disk_full(path: Path, exc: BaseException) -> StoreDiskFullError | None:
+    """The error to raise when ``exc`` is the file system refusing to grow the store (ENOSPC, EDQUOT, EFBIG), which
+    DuckDB reports as an I/O or transaction error naming the file."""
+    if not any(reason in str(exc) for reason in _NO_ROOM):
+        return None
+    try:
+        free = f"{shutil.disk_usage(path.parent).free / 2**20:.1f} MB free there"
+    except OSError:
+        free = "its disk"
+    return StoreDiskFullError(f"no room to write the store {path} ({free}): free some space, or point store_path in "
+                              f"right_rag.toml at a larger disk, then run `right-rag index` again; nothing indexed "
+                              f"before was lost ({str(exc).splitlines()[0]})")
+
+
 def utcnow() -> datetime:
     return datetime.now(timezone.utc).replace(tzinfo=None)
 
@@ -328,6 +346,8 @@ class Store:
                 if is_out_of_memory(exc):
                     limit = max(megabytes(memory_limit()), min_memory_mb)
                     raise StoreMemoryError(MEMORY_HINT.format(limit=f"{limit:.0f} MiB", error=exc)) from exc
+                if (full := disk_full(self.path, exc)) is not None:
+                    raise full from exc
                 if self.lake and ducklake.is_conflict(exc):
                     raise StoreConflictError(f"another writer changed the same rows first: {exc}") from exc
                 raise
@@ -338,7 +358,12 @@ class Store:
                 # A log holding HNSW changes is replayed only with vss loaded: keep that connection.
                 if not checkpoint and not self.in_session() and not is_loaded(con, "vss"):
                     con = self._fresh(con)
-                con = self._fold_log(con)
+                try:
+                    con = self._fold_log(con)
+                except duckdb.Error as exc:  # committed: the log keeps it, and the next open replays it
+                    if (full := disk_full(self.path, exc)) is not None:
+                        raise full from exc
+                    raise
         finally:
             con.close()
 
@@ -444,6 +469,10 @@ class Store:
         con = self._open(read_only=False)
         try:
             con = self._fold_log(con)
+        except duckdb.Error as exc:
+            if (full := disk_full(self.path, exc)) is not None:
+                raise full from exc
+            raise
         finally:
             con.close()
 

@@ -99,7 +99,7 @@ class Searcher:
             cited = tuple(CitedSpan(c.hit.chunk_id, c.hit.document_id, c.quote_start, c.quote_end)
                           for c in answer.citations)
             return Answer(tuple(to_retrieved(hit) for hit in answer.hits), answer.text, answer.found, cited)
-        options = {"weights": self.settings.weights} if self.settings.weights else None
+        options = self.settings.retriever_options()
         hits = search(self.store, question, chunker=self.chunker, retriever=self.retriever, k=depth,
                       embedder=self.embedder, expand=self.settings.expand, registry=self.registry, options=options,
                       identity=self.identity, neighbours=self.settings.neighbours)

@@ -80,9 +80,9 @@ def answered_from(trace: Trace, hits: Any, requested: str) -> dict[str, Any]:
 
 
 def _options(settings: RetrievalSettings, dense: bool) -> dict[str, Any]:
-    """Retriever options: fusion weights, and ``dense = False`` when a project configures no embedder, so
+    """Retriever options: hybrid's weights and fusion, and ``dense = False`` when a project configures no embedder, so
     hybrid fuses BM25 alone and never loads a model (a bare store keeps the stored vectors' model)."""
-    options: dict[str, Any] = {"weights": settings.weights} if settings.weights else {}
+    options = settings.retriever_options()
     if not dense:
         options["dense"] = False
     return options

@@ -11,6 +11,7 @@ Example::
     generator_url = "http://127.0.0.1:8080/v1"
     flow = "simple"              # simple | adaptive
     weights = { bm25 = 1.0, dense = 0.5 }
+    fusion = "rrf"               # rrf | documents: how hybrid ranks (FUSIONS)
     identity = "boost"           # none | boost | first | filter: how a document named in the question ranks
     neighbours = true            # neighbouring chunks among the five best join into one hit (searching/neighbours.py)
     answer_min_coverage = 0.34   # extractive answers: "Not found" below this share of the question's terms
@@ -35,6 +36,14 @@ DEFAULT_MIN_COVERAGE = 1 / 3
 tuning questions a right one; at 0.4, 21 and 358 (docs/evaluation.md, fifteenth round)."""
 DEFAULT_IDENTITY = "boost"
 """How a document named in the question ranks (``searching/identity.py`` applies it)."""
+FUSIONS = ("documents", "rrf")
+"""How hybrid ranks (``fusion``): ``rrf``: by the reciprocal rank fusion of BM25 and dense alone, so dense has its
+say in which documents hold the top places; ``documents``: BM25's ranking says which documents hold the top places
+(and their scores), the fusion orders each document's chunks among its places (``searching/retrievers.py``)."""
+DEFAULT_FUSION = "rrf"
+"""``documents`` was the default until the 17 tuning sets (518 questions over their 173 documents in one index)
+showed ``rrf`` one question behind at rank 1 and six ahead in the top 5 (answers +2), and an unseen set the same
+trade (-1 at rank 1, +2 in the top 5): docs/evaluation.md, "Hybrid: the fusion decides the documents"."""
 
 
 def check_variant(variant: str) -> str:
@@ -60,6 +69,7 @@ class RetrievalSettings:
     reranker: str = "none"
     expand: bool = False
     weights: dict[str, float] = field(default_factory=dict)
+    fusion: str = DEFAULT_FUSION
     identity: str = DEFAULT_IDENTITY
     neighbours: bool = True
     answer_min_coverage: float = DEFAULT_MIN_COVERAGE
@@ -77,11 +87,22 @@ class RetrievalSettings:
             if key in values and not isinstance(values[key], bool):
                 raise ConfigError(f"[right-rag.retrieval] {key} must be true or false, got {values[key]!r}")
         check_variant(values.get("identity", DEFAULT_IDENTITY))
+        if values.get("fusion", DEFAULT_FUSION) not in FUSIONS:
+            raise ConfigError(f"unknown hybrid fusion {values['fusion']!r} in [right-rag.retrieval] fusion; use one of "
+                              f"{', '.join(FUSIONS)}")
         coverage = values.get("answer_min_coverage", DEFAULT_MIN_COVERAGE)
         if isinstance(coverage, bool) or not isinstance(coverage, int | float) or not 0 <= coverage <= 1:
             raise ConfigError("[right-rag.retrieval] answer_min_coverage must be a number from 0 to 1 (the share of "
                               f"a question's terms an extractive answer must cover), got {coverage!r}")
         return cls(**values)
+
+
+    def retriever_options(self) -> dict[str, Any]:
+        """What ``search`` passes to the retriever from these settings: hybrid's weights and fusion."""
+        options: dict[str, Any] = {"fusion": self.fusion}
+        if self.weights:
+            options["weights"] = self.weights
+        return options
 
 
 def default_chunker(store: Store) -> str:

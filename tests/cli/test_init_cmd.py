@@ -94,11 +94,17 @@ def test_the_commented_examples_are_valid_settings(project):
     assert loaded.pipeline.unit_parser_names == ["example-sections"]
     assert loaded.pipeline.chunk_parser_names == ["example-chunks"]
     assert loaded.selected("unit_parsers") == ["example-sections"]
-    from right_rag_dagster.retrieval.settings import DEFAULT_IDENTITY, DEFAULT_MIN_COVERAGE, RetrievalSettings
+    from right_rag_dagster.retrieval.settings import (
+        DEFAULT_FUSION,
+        DEFAULT_IDENTITY,
+        DEFAULT_MIN_COVERAGE,
+        RetrievalSettings,
+    )
 
     settings = RetrievalSettings.from_dict(loaded.retrieval)
     assert settings.k == 5
     assert settings.identity == DEFAULT_IDENTITY  # the template shows the defaults
+    assert settings.fusion == DEFAULT_FUSION
     assert settings.answer_min_coverage == pytest.approx(DEFAULT_MIN_COVERAGE, abs=0.01)
 
 

@@ -114,3 +114,37 @@ def test_a_damaged_evaluation_store_is_rebuilt(indexed_project: Path, capsys: py
     assert report.best.metrics["scored"] == 3
     assert "rebuilt the damaged evaluation store" in capsys.readouterr().err
     assert chunkers_in(path) == {"baseline:page-4000"}
+
+
+def test_the_hybrid_fusion_is_a_setting_the_evaluation_follows(indexed_project: Path) -> None:
+    """``fusion`` in ``[right-rag.retrieval]``: ``rrf`` (default) lets the fusion decide the documents,
+    ``documents`` keeps BM25's documents in their places; the evaluation ranks as ``search`` does with it."""
+    from dataclasses import replace
+
+    from right_rag_dagster.retrieval import search
+    from right_rag_dagster.retrieval.settings import RetrievalSettings
+
+    project = Project.load(indexed_project)
+    assert RetrievalSettings.from_dict(project.retrieval).fusion == "rrf"
+    ranked = {}
+    for fusion in ("rrf", "documents"):
+        configured = replace(project, retrieval={**project.retrieval, "fusion": fusion})
+        report = run_evaluation(configured, chunkers=["default"], retrievers=["hybrid"], k=5)
+        ranked[fusion] = [[hit.chunk_id for hit in outcome.hits] for outcome in report.best.outcomes]
+        store = Store(evaluation_store_path(project))  # where the evaluation searches (its vectors too)
+        for outcome, ids in zip(report.best.outcomes, ranked[fusion]):
+            if not ids:  # not searched: its quote is not in the documents
+                continue
+            question = outcome.resolved.question
+            hits = search(store, question.question, chunker="default", retriever="hybrid", k=len(ids),
+                          embedder="hashing:64", options={"fusion": fusion})
+            assert [hit.chunk_id for hit in hits] == ids, (fusion, question.id)
+    assert ranked["rrf"] != ranked["documents"]
+
+
+def test_an_unknown_hybrid_fusion_is_named_with_the_known_ones() -> None:
+    from right_rag_dagster.retrieval.settings import RetrievalSettings
+
+    with pytest.raises(ConfigError, match="unknown hybrid fusion 'mean' in \\[right-rag.retrieval\\] fusion; use one "
+                                          "of documents, rrf"):
+        RetrievalSettings.from_dict({"fusion": "mean"})

@@ -76,12 +76,15 @@ def test_hybrid_rrf_is_reciprocal_rank_fusion_of_bm25_and_dense(dense_store: Sto
         assert {name: d["rank"] for name, d in hit.details.items()} == {
             name: ranks[hit.chunk_id] for name, ranks in (("bm25", bm25), ("dense", dense)) if hit.chunk_id in ranks}
     assert hits[0].chunk_id in bm25 and hits[0].chunk_id in dense
+    default = search(dense_store, query, chunker="default", retriever="hybrid", k=10, embedder=EMBEDDER,
+                     neighbours=False)
+    assert [(h.chunk_id, h.score) for h in default] == [(h.chunk_id, h.score) for h in hits]  # rrf is the default
 
 
-def test_hybrid_orders_passages_within_the_documents_bm25_places(dense_store: Store) -> None:
+def test_hybrid_documents_orders_passages_within_the_documents_bm25_places(dense_store: Store) -> None:
     query = "conveying verbatim copies of the source code"
     hits = search(dense_store, query, chunker="default", retriever="hybrid", k=10, embedder=EMBEDDER,
-                  neighbours=False)
+                  options={"fusion": "documents"}, neighbours=False)
     bm25 = search(dense_store, query, chunker="default", k=50, neighbours=False)
     fused = search(dense_store, query, chunker="default", retriever="hybrid", k=50, embedder=EMBEDDER,
                    options={"fusion": "rrf", "depth": 50}, neighbours=False)  # the rankings the k=10 search fused
@@ -108,9 +111,9 @@ def test_hybrid_keeps_a_documents_clear_bm25_leader_first(dense_store: Store) ->
                   "the covered work and its propagation", "warranty disclaimer and limitation of liability"):
         bm25 = search(dense_store, query, chunker="default", k=50, neighbours=False)  # the depth hybrid's k = 10 fuses
         plain = search(dense_store, query, chunker="default", retriever="hybrid", k=10, embedder=EMBEDDER,
-                       options={"margin": None}, neighbours=False)
+                       options={"fusion": "documents", "margin": None}, neighbours=False)
         hits = search(dense_store, query, chunker="default", retriever="hybrid", k=10, embedder=EMBEDDER,
-                      options={"margin": margin}, neighbours=False)
+                      options={"fusion": "documents", "margin": margin}, neighbours=False)
         score = {h.chunk_id: h.score for h in bm25}
         for document in {h.document_id for h in hits}:
             leader = next(h.chunk_id for h in bm25 if h.document_id == document)

@@ -6,7 +6,8 @@ Thai runs are segmented with PyThaiNLP's dictionary segmenter (``newmm``), Thai 
 Chinese and Japanese runs give character bigrams, plus, in texts that are mostly CJK, the words of dictionaries
 shipped in their packages (``cjk.py``: jieba, Janome),
 compounds keep their whole form and add their parts (``deb_build_options deb build options``), and dotted
-numbers add their parents (``4.9.1 4.9``), British spellings become American ones (``spelling.py``: "licence"
+numbers add their parents (``4.9.1 4.9``), a version written ``v9`` adds its number (``v9 9``: "version 9" asks for
+it), British spellings become American ones (``spelling.py``: "licence"
 is ``license``). fts then only stems (Porter) and drops English stopwords.
 """
 
@@ -19,7 +20,7 @@ from functools import lru_cache
 from .cjk import CJK_RANGES, cjk_words, has_kana, mostly_cjk
 from .spelling import american
 
-TOKENIZER_VERSION = "rr-tok-4"
+TOKENIZER_VERSION = "rr-tok-5"
 """Part of every BM25 index's identity: change it when tokens change, so indexes are rebuilt."""
 
 _THAI_DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙", "0123456789")
@@ -27,6 +28,7 @@ _W = rf"[^\W\u0e00-\u0e7f{CJK_RANGES}]"  # a word character that is neither Thai
 _TOKEN = re.compile(rf"(?P<thai>[\u0e00-\u0e7f]+)|(?P<cjk>[{CJK_RANGES}]+)|(?P<word>{_W}+(?:[._\-/:+@]{_W}+)*)")
 _PARTS = re.compile(r"[._\-/:+@]")
 _DOTTED_NUMBER = re.compile(r"\d+(?:\.\d+)+")
+_VERSION = re.compile(r"v(\d+(?:\.\d+)*)")
 
 
 def tokenize(text: str) -> list[str]:
@@ -58,6 +60,8 @@ def _word_tokens(word: str) -> tuple[str, ...]:
     """A word's tokens; cached, as most words of a corpus repeat (a third of tokenizing time was spent here)."""
     if not word.isascii():
         word = _strip_accents(word)
+    if (version := _VERSION.fullmatch(word)) is not None:
+        return (word, *_word_tokens(version.group(1)))
     if _PARTS.search(word) is None:
         return (american(word),)
     if _DOTTED_NUMBER.fullmatch(word):

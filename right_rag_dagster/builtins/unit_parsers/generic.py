@@ -8,7 +8,9 @@ the order their styles first appear; inside a section, each blank-line separated
 (``Field: value`` lines), a ``definition`` (a term line over an indented body) or a ``paragraph``, except that a
 FAQ's ``Q:`` block and the ``A:`` block after it, with the blocks up to the next ``Q:``, are one ``question``, and
 so is a block that is one line asking a question, with the blocks up to the next such line, where a section has at
-least two of them each followed by an answer.
+least two of them each followed by an answer. A rule standing alone between blank lines (``********``, ``----``)
+that a document repeats separates entries (ncurses' FAQ; a licence file that appends the licences of code it
+bundles): each entry is a section named by its first sentence.
 """
 
 from __future__ import annotations
@@ -35,6 +37,10 @@ _LABEL = re.compile(r"^[A-Z][\w ()/,'-]{0,50}:$")
 _CAPS = re.compile(r"^[A-Z][A-Z0-9 ,&'/()-]{3,60}$")
 _FIELD = re.compile(r"^[A-Za-z][\w-]{0,40}:(?:[ \t]|$)")
 _BLANK_RUN = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
+_RULE = re.compile(r"^([*=\-~#_+])\1{3,}$")
+MIN_RULES = 2
+"""A rule that separates entries is one a document repeats: a lone ``----`` may only close a letter's body."""
+_SENTENCE_END = re.compile(r"[^\W\d_][\"')]?[.!?:](?=\s)")  # after a word: "2.2." ends none
 
 
 @dataclass(frozen=True)
@@ -119,7 +125,47 @@ def find_headings(text: str) -> list[Heading]:
                                      numbered.group("num")))
         elif line == stripped and (_LABEL.match(stripped) or _CAPS.match(stripped) and " " in stripped):
             found.append(Heading(start, end, stripped.rstrip(":"), "label" if stripped.endswith(":") else "caps"))
-    return found
+    return sorted(found + _entries(text, lines, {h.start for h in found}), key=lambda h: h.start)
+
+
+def _entries(text: str, lines: list[tuple[int, int]], heading_starts: set[int]) -> list[Heading]:
+    """A heading for each entry that a repeated rule opens: the rule's line, named by the entry's first sentence,
+    so the entry's text stays whole in its section. A rule right above a heading opens no entry (the heading
+    names it); nor does one with nothing after it."""
+    rules: dict[str, list[int]] = {}
+    for index, (start, end) in enumerate(lines):
+        stripped = text[start:end].strip()
+        above = text[slice(*lines[index - 1])].strip() if index else ""
+        below = text[slice(*lines[index + 1])].strip() if index + 1 < len(lines) else ""
+        if _RULE.match(stripped) and not above and not below:
+            rules.setdefault(stripped[0], []).append(index)
+    entries = []
+    for indexes in rules.values():
+        if len(indexes) < MIN_RULES:
+            continue
+        for index in indexes:
+            first = next((i for i in range(index + 1, len(lines)) if text[slice(*lines[i])].strip()), None)
+            if first is None or _RULE.match(text[slice(*lines[first])].strip()):
+                continue
+            line = text[slice(*lines[first])]
+            start = lines[first][0] + len(line) - len(line.lstrip())
+            if start in heading_starts or lines[first][0] in heading_starts:
+                continue
+            rule_start, rule_end = lines[index]
+            rule_start += len(text[rule_start:rule_end]) - len(text[rule_start:rule_end].lstrip())
+            entries.append(Heading(rule_start, rule_end, _first_sentence(text, start), "entry"))
+    return entries
+
+
+def _first_sentence(text: str, start: int) -> str:
+    """The first sentence of the paragraph at ``start``, whitespace collapsed, at most ``MAX_HEADING`` characters
+    (cut at a word)."""
+    paragraph = " ".join(text[start:start + 4 * MAX_HEADING].split("\n\n", 1)[0].split())
+    end = _SENTENCE_END.search(paragraph)
+    sentence = paragraph[:end.end()] if end else paragraph
+    if len(sentence) > MAX_HEADING:
+        sentence = sentence[:MAX_HEADING].rsplit(" ", 1)[0] + " …"
+    return sentence
 
 
 def _next_chapter(previous: int, numeral: str) -> int | None:

@@ -73,8 +73,10 @@ def check_retrievers(project: Project, names: list[str]) -> None:
 
 
 def build_index(workspace: Workspace, chunker: str, embedder: Embedder | None) -> float:
-    """Bring the chunker's BM25 (and, with an embedder, dense) index up to date; seconds it took."""
-    return float(build_search_index(workspace.store, chunker, embedder=embedder)["seconds"])
+    """Bring the chunker's BM25 (and, with an embedder, dense) index up to date; seconds it took. The project's
+    own vectors of the same chunks are copied, not embedded again."""
+    stats = build_search_index(workspace.store, chunker, embedder=embedder, vectors_from=workspace.source)
+    return float(stats["seconds"])
 
 
 class Searcher:

@@ -53,12 +53,14 @@ class Changes:
 
 @dataclass(frozen=True)
 class Workspace:
-    """The prepared evaluation store, its loaded documents and the chunkers whose chunks it holds."""
+    """The prepared evaluation store, its loaded documents and the chunkers whose chunks it holds; ``source`` is
+    the project's store it copies."""
 
     store: Store
     document_ids: tuple[str, ...]
     chunkers: tuple[str, ...]
     changes: Changes = Changes()
+    source: Store | None = None
 
     def read_documents(self, document_ids: Sequence[str]) -> dict[str, Document]:
         """The loaded documents among ``document_ids`` (only those: the corpus is never held in memory)."""
@@ -91,7 +93,7 @@ def prepare_workspace(project: Project, chunkers: Sequence[str], baselines: Sequ
         ids = loaded_document_ids(con)
     if not ids:
         raise StoreError(f"the index at {source.path} holds no loaded documents: run `right-rag index` first")
-    return Workspace(store, ids, tuple(names), Changes(copied.documents, copied.parts, copied.removed, recut))
+    return Workspace(store, ids, tuple(names), Changes(copied.documents, copied.parts, copied.removed, recut), source)
 
 
 def _start_again(store: Store, exc: BaseException) -> Store:

@@ -37,5 +37,13 @@ def replace_vectors(con: Connection, t: IndexTables, dims: int, gone: Sequence[s
     return vector_count(con, t)
 
 
+def stored_vectors(con: Connection, t: IndexTables, chunk_ids: Sequence[str],
+                   text_hashes: Sequence[str]) -> list[tuple[str, list[float]]]:
+    """(chunk id, vector) of the given chunks whose stored vector was made from the same text."""
+    return execute(con, f"SELECT d.chunk_id, d.vector FROM {t.dense} d JOIN (SELECT unnest(?::VARCHAR[]) AS chunk_id, "
+                   "unnest(?::VARCHAR[]) AS text_hash) w ON d.chunk_id = w.chunk_id AND d.text_hash = w.text_hash",
+                   [list(chunk_ids), list(text_hashes)]).fetchall()
+
+
 def create_hnsw(con: Connection, t: IndexTables) -> None:
     con.execute(f"CREATE INDEX {t.hnsw} ON {t.dense} USING HNSW (vector) WITH (metric = 'cosine')")

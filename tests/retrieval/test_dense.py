@@ -178,6 +178,30 @@ def test_a_new_model_re_embeds_everything_and_unchanged_chunks_are_not_embedded_
     assert switched["dimensions"] == 3 and switched["stored_embedder"] == "function:shape"
 
 
+def test_vectors_another_store_holds_for_the_same_text_and_model_are_copied_not_embedded(
+        dense_store: Store, store_copy: Store) -> None:
+    """The evaluation store's copy of the project's chunks takes the project's vectors (``vectors_from``): only a
+    chunk whose text differs, or every chunk for another model, is embedded."""
+    chunk_id, _ = _a_chunk(store_copy)
+    with store_copy.write() as con:
+        con.execute("UPDATE chunks SET fulltext = fulltext || ' (edited)', text_hash = 'edited' WHERE chunk_id = ?",
+                    [chunk_id])
+    calls: list[int] = []
+
+    class Counting(HashingEmbedder):  # the same model identity as EMBEDDER
+        def embed(self, texts: list[str]) -> np.ndarray:
+            calls.append(len(texts))
+            return super().embed(texts)
+
+    stats = build_search_index(store_copy, "default", embedder=Counting(128), vectors_from=dense_store)
+    assert stats["chunks_embedded"] == sum(calls) == 1 and stats["vectors_copied"] == stats["vectors"] - 1
+    text = "You may convey verbatim copies of the Program's source code as you receive it"
+    assert ([h.chunk_id for h in search(store_copy, text, chunker="default", retriever="dense", embedder=EMBEDDER)]
+            == [h.chunk_id for h in search(dense_store, text, chunker="default", retriever="dense", embedder=EMBEDDER)])
+    other = build_search_index(store_copy, "default", embedder=HashingEmbedder(64), vectors_from=dense_store)
+    assert other["chunks_embedded"] == other["vectors"] and "vectors_copied" not in other
+
+
 def test_hnsw_index_is_used_when_large_and_agrees_with_the_exact_scan(own_dense_store: Store) -> None:
     store = own_dense_store
     chunk_id, text = _a_chunk(store, "debian-policy.pdf")

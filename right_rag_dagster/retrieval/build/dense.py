@@ -15,6 +15,7 @@ from ...store.dense_tables import (
     create_hnsw,
     drop_vectors,
     replace_vectors,
+    stored_vectors,
     vector_count,
 )
 from ...store.extensions import load_extension
@@ -33,6 +34,8 @@ from .pending import PendingChunks
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from ...store import Store
 
 HNSW_THRESHOLD = 100_000
 
@@ -75,6 +78,21 @@ def plan_dense(pending: PendingChunks, con: Connection, embedder: Embedder, fing
     stale_fingerprint = state is not None and state.details.get("fingerprint") != fingerprint
     return DensePlan(tables, embedder.identity, remove, embed, full, None if full else state.dimensions, hnsw_stale,
                      had_hnsw, fingerprint, stale_fingerprint)
+
+
+def reusable_vectors(source: Store, plan: DensePlan) -> dict[str, list[float]]:
+    """The vectors another store (the project's, for the evaluation store's copy of its chunks) already holds for
+    the chunks ``plan`` would embed, made by the same model from the same text: embedding them again took as long
+    as the project's own index did (13 min for 7,600 chunks with MiniLM here)."""
+    if not plan.embed or not source.exists():
+        return {}
+    with source.read() as con:
+        state = read_state(con, plan.tables.chunker, "dense")
+        if (state is None or state.model != plan.identity or state.details.get("hash") != HASH_RULE
+                or not table_exists(con, plan.tables.dense)):
+            return {}
+        rows = stored_vectors(con, plan.tables, [row[0] for row in plan.embed], [row[1] for row in plan.embed])
+    return dict(rows)
 
 
 def apply_dense(con: Connection, plan: DensePlan, vectors: np.ndarray, build_id: str, seconds: float,

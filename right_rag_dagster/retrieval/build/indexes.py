@@ -20,7 +20,7 @@ from ...store.search_tables import Connection, read_state
 from ..embedders import Embedder, make_embedder
 from ..formats import BM25_FORMAT, HASH_RULE
 from .bm25 import Bm25Plan, apply_bm25, plan_bm25, stage_bm25
-from .dense import HNSW_THRESHOLD, DensePlan, apply_dense, plan_dense
+from .dense import HNSW_THRESHOLD, DensePlan, apply_dense, plan_dense, reusable_vectors
 from .pending import PendingChunks
 
 if TYPE_CHECKING:
@@ -33,9 +33,11 @@ EMBED_SLICE = 256
 
 def build_search_index(store: Store, chunker: str, embedder: Embedder | str | Any = None, *,
                        hnsw_threshold: int = HNSW_THRESHOLD,
-                       progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+                       progress: Callable[[int], None] | None = None,
+                       vectors_from: Store | None = None) -> dict[str, Any]:
     """(Re)build or update the BM25 index of ``chunker`` and, with an ``embedder``, its dense vectors;
-    ``progress`` is told how many chunks were embedded after each slice of ``EMBED_SLICE``.
+    ``progress`` is told how many chunks were embedded after each slice of ``EMBED_SLICE``. Vectors that
+    ``vectors_from`` holds for the same chunk, text and model are copied instead of embedded again.
 
     Returns statistics for Dagster metadata: chunks indexed, tokens, terms, chunks re-tokenized/embedded,
     chunks removed, seconds, the embedder's identity and dimensions, whether HNSW is used, ``changed``.
@@ -53,10 +55,13 @@ def build_search_index(store: Store, chunker: str, embedder: Embedder | str | An
         plans = _plan(store, chunker, embedder, hnsw_threshold, stats)
     if plans is not None:
         bm25, dense = plans
-        vectors = _embed(embedder, [row[2] for row in dense.embed], progress) if dense is not None and dense.embed else None
+        known = reusable_vectors(vectors_from, dense) if dense is not None and vectors_from is not None else {}
+        vectors = _vectors(embedder, dense, known, progress) if dense is not None and dense.embed else None
         stats.update(_apply(store, bm25, dense, vectors, hnsw_threshold, started))
         stats.update(chunks_tokenized=len(bm25.insert), chunks_removed=len(bm25.remove),
-                     chunks_embedded=len(dense.embed) if dense else 0, changed=True)
+                     chunks_embedded=len(dense.embed) - len(known) if dense else 0, changed=True)
+        if known:
+            stats["vectors_copied"] = len(known)
         if store.lake is not None and bm25.insert:
             clear_writer_tokens(store, chunker)
     stats["seconds"] = round(time.perf_counter() - started, 3)
@@ -76,6 +81,24 @@ def clear_writer_tokens(store: Store, chunker: str) -> None:
             clear_staged_terms(con, stems_table(chunker), f"{IndexTables(chunker).bm25}{LEGACY_TOKENS_SUFFIX}")
 
     store.retry_conflicts(clear)
+
+
+def _vectors(embedder: Embedder, plan: DensePlan, known: dict[str, list[float]],
+             progress: Callable[[int], None] | None) -> np.ndarray:
+    """One vector per chunk of ``plan.embed``, in its order: the ``known`` ones copied, the others embedded."""
+    import numpy as np
+
+    missing = [index for index, row in enumerate(plan.embed) if row[0] not in known]
+    if not known:
+        return _embed(embedder, [row[2] for row in plan.embed], progress)
+    dims = len(next(iter(known.values())))
+    vectors = np.empty((len(plan.embed), dims), dtype=np.float32)
+    for index, row in enumerate(plan.embed):
+        if row[0] in known:
+            vectors[index] = known[row[0]]
+    if missing:
+        vectors[missing] = _embed(embedder, [plan.embed[index][2] for index in missing], progress)
+    return vectors
 
 
 def _embed(embedder: Embedder, texts: list[str], progress: Callable[[int], None] | None) -> np.ndarray:

@@ -122,7 +122,7 @@ def table(results: dict[str, list[SetResult]]) -> str:
         n = sum(r.questions for r in rows)
         mrr = sum(r.mrr * r.questions for r in rows) / n
         ctx = sum(r.context_chars * r.questions for r in rows) / n
-        lines.append(f"| **{len(rows)} sets** | {label} | {n} | **{sum(r.at_1 for r in rows)}** | "
+        lines.append(f"| **{_sets(len(rows))}** | {label} | {n} | **{sum(r.at_1 for r in rows)}** | "
                      f"**{sum(r.in_5 for r in rows)}** | **{mrr:.3f}** | {ctx:,.0f} | **{sum(r.answers for r in rows)}** |")
     return "\n".join(lines)
 
@@ -159,13 +159,17 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(work, ignore_errors=True)
     results = {name: rows for name, (rows, _) in measured.items()}
     print(table(results))
-    print(f"\n{len(names)} sets in {time.perf_counter() - started:.0f} s "
+    print(f"\n{_sets(len(names))} in {time.perf_counter() - started:.0f} s "
           f"(indexing {sum(s for _, s in measured.values()):.0f} s of it, {args.jobs} at a time)"
           + (f"; projects kept in {work}" if args.keep else ""))
     if args.json:
         args.json.write_text(json.dumps({name: [r.__dict__ for r in rows] for name, rows in results.items()},
                                         indent=1), encoding="utf-8")
     return 0
+
+
+def _sets(count: int) -> str:
+    return f"{count} set" if count == 1 else f"{count} sets"
 
 
 if __name__ == "__main__":

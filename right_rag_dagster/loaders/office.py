@@ -6,11 +6,15 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
+from io import BytesIO
 from pathlib import Path
 
 from ..errors import DocumentRejected
 
 DOCLING_SUFFIXES = {".docx", ".html", ".htm", ".xhtml", ".md", ".markdown", ".pptx", ".xlsx"}
+HTML_SUFFIXES = {".html", ".htm", ".xhtml"}
+HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+TABLE_PARTS = ("thead", "tbody", "tfoot", "tr", "td", "th", "caption")
 UNNEEDED_AT_IMPORT = ("torch", "transformers")
 """Optional libraries Docling probes while it is imported (Apple's MPS for speech models, a VLM stopping-criteria
 class): with torch installed (the local-embeddings extra) they cost 5-7 s per process, and the formats converted
@@ -51,9 +55,42 @@ def read_with_docling(path: Path, document_id: str) -> str:
     if path.stat().st_size == 0:
         raise DocumentRejected(document_id, "file is empty")
     try:
-        result = _converter().convert(str(path), raises_on_error=True)
+        result = _converter().convert(_source(path), raises_on_error=True)
     except DocumentRejected:
         raise
     except Exception as exc:
         raise DocumentRejected(document_id, f"Docling could not convert it: {type(exc).__name__}: {exc}") from exc
     return result.document.export_to_markdown(escape_html=False, escape_underscores=False)
+
+
+def _source(path: Path):  # noqa: ANN202 (a path, or Docling's DocumentStream)
+    """What Docling converts: the file, or an HTML page with its layout tables unwrapped."""
+    if path.suffix.lower() not in HTML_SUFFIXES:
+        return str(path)
+    unwrapped = unwrap_layout_tables(path.read_bytes())
+    if unwrapped is None:
+        return str(path)
+    from docling.datamodel.base_models import DocumentStream
+
+    return DocumentStream(name=path.name, stream=BytesIO(unwrapped))
+
+
+def unwrap_layout_tables(html: bytes) -> bytes | None:
+    """The page with each table that holds a heading made plain blocks (UTF-8), or None when it has none.
+
+    Old sites lay a whole page out in nested tables (libxslt's pages: menu, title and text in cells). Docling
+    renders a table as a Markdown table, so such a page became one table row: its headings lost, its text one
+    paragraph after the menu. A table of data holds no heading, and stays a table."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    layout = [table for table in soup.find_all("table") if table.find(HEADINGS)]
+    if not layout:
+        return None
+    for table in layout:
+        for part in table.find_all(TABLE_PARTS):
+            if part.find_parent("table") is table:
+                part.name = "div"
+        table.name = "div"
+    return soup.encode("utf-8")
+

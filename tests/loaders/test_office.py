@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from right_rag_dagster.errors import DocumentRejected
-from right_rag_dagster.loaders.office import read_with_docling
+from right_rag_dagster.loaders.office import read_with_docling, unwrap_layout_tables
 from tests.conftest import REPO_ROOT
 
 
@@ -32,6 +32,35 @@ def test_characters_are_read_as_the_page_shows_them():
     assert "&lt;" not in text and "&amp;" not in text and "\\_" not in text
 
 
+def test_a_page_laid_out_in_tables_keeps_its_headings_and_paragraphs():
+    """libxslt's "Writing extensions" page (tests/fixtures/heldout18) puts its menu, title and text in nested
+    tables. Read as tables, the page was one table row: no heading, the whole text one paragraph after the menu."""
+    path = (REPO_ROOT / "tests" / "fixtures" / "heldout18" / "documents" / "libxslt-extensions.html").resolve()
+    text = read_with_docling(path, "libxslt-extensions.html")
+    assert text.startswith("# The XSLT C library for GNOME\n\n## Writing extensions")
+    for heading in ("### Introduction", "### Loading a module", "### The shutdown of a module"):
+        assert f"\n{heading}\n" in text
+    loading = text.index("### Loading a module")
+    assert "it will be invoked separately each time for each transformation." in text[loading:]
+    assert "\n\nIt returns a pointer." not in text  # sentences of a paragraph stay together
+
+
+def test_a_table_of_data_stays_a_table(tmp_path):
+    path = tmp_path / "data.html"
+    path.write_text("<html><body><h1>Sizes</h1><table><tr><th>name</th><th>bytes</th></tr>"
+                    "<tr><td>a.txt</td><td>12</td></tr></table><p>End.</p></body></html>", encoding="utf-8")
+    assert unwrap_layout_tables(path.read_bytes()) is None
+    text = read_with_docling(path, "data.html")
+    assert "| name   |   bytes |" in text and "| a.txt  |      12 |" in text
+
+
+def test_a_layout_table_keeps_a_table_of_data_inside_it():
+    html = ("<table><tr><td><h2>Part</h2><p>Text.</p><table><tr><td>x</td><td>1</td></tr></table></td></tr></table>"
+            ).encode()
+    unwrapped = unwrap_layout_tables(html).decode()
+    assert unwrapped.count("<table>") == 1 and "<td>x</td>" in unwrapped and "<h2>Part</h2>" in unwrapped
+
+
 @pytest.mark.parametrize("name, content, reason", [
     ("empty.html", b"", "file is empty"),
     ("image.html", b"\x89PNG\r\n\x1a\n\x00\x00 not html", "Docling could not convert it"),
@@ -51,7 +80,7 @@ def test_converting_a_page_never_imports_torch_and_leaves_it_importable(sample_d
     """Docling probes torch and transformers while it is imported (5-7 s per process with torch installed); the
     formats read here need neither, so a fresh process converts a page without them and can still import them."""
     page = sample_documents / "copyright-format-1.0.html"
-    code = ("import sys; from pathlib import Path; from right_rag_dagster.loaders.office import read_with_docling; "
+    code = ("import sys; from pathlib import Path; from right_rag_dagster.loaders.office import read_with_docling, unwrap_layout_tables; "
             f"text = read_with_docling(Path({str(page)!r}), 'page'); assert text.startswith('## Machine-readable'); "
             "print(sorted(m for m in ('torch', 'transformers') if m in sys.modules)); "
             "import torch, transformers; print(torch.__name__, transformers.__name__)")

@@ -7,7 +7,7 @@ from pathlib import Path
 from right_rag_dagster.core.interfaces import DocumentLoader
 from right_rag_dagster.core.model import Document
 from right_rag_dagster.errors import DocumentRejected
-from right_rag_dagster.loaders.office import DOCLING_SUFFIXES, read_with_docling
+from right_rag_dagster.loaders.office import DOCLING_SUFFIXES, HTML_SUFFIXES, read_with_docling
 from right_rag_dagster.loaders.pdf import read_pdf
 from right_rag_dagster.loaders.text import read_text
 
@@ -34,9 +34,11 @@ class DefaultDocumentLoader(DocumentLoader):
                             page_starts=tuple(starts), page_labels=tuple(labels))
         if suffix in DOCLING_SUFFIXES:
             text = read_with_docling(path, document_id)
-            return Document(id=document_id, text=text, source=str(path),
-                            metadata={"format": suffix.lstrip("."), "converted_by": "docling-markdown",
-                                      "markdown_escapes": "none"})  # characters as in the source, not &lt; or \\_
+            metadata = {"format": suffix.lstrip("."), "converted_by": "docling-markdown",
+                        "markdown_escapes": "none"}  # characters as in the source, not &lt; or \\_
+            if suffix in HTML_SUFFIXES:
+                metadata["layout_tables"] = "unwrapped"  # tables holding headings read as blocks (loaders/office.py)
+            return Document(id=document_id, text=text, source=str(path), metadata=metadata)
         if suffix in BINARY_SUFFIXES:
             raise DocumentRejected(document_id, f"unsupported binary format {suffix!r}: add a loader in "
                                                 "spec/document_loaders/")

@@ -151,13 +151,24 @@ def _node(text: str, stanza: _Stanza, first: bool, seen: dict[str, int]):
         topic = "Files: " + " ".join(patterns)
         topic = topic if len(topic) <= 80 else topic[:77] + "..."
         return H.Node(H.unique_key(topic, seen), topic, stanza.start, stanza.end, "files_stanza", role="notice",
-                      attributes=attributes)
+                      attributes=attributes, temporal=_files_meaning(patterns))
     if synopsis:
         topic = f"License: {synopsis}"[:80]
         return H.Node(H.unique_key(topic, seen), topic, stanza.start, stanza.end, "license_stanza",
                       role="licence_terms", attributes=attributes)
     topic = "Stanza: " + (", ".join(stanza.fields) or "no fields")[:60]
     return H.Node(H.unique_key(topic, seen), topic, stanza.start, stanza.end, "stanza", attributes=attributes)
+
+
+def _files_meaning(patterns: list[str]) -> str:
+    """What the format says a ``Files`` stanza covers, in a user's words, for the two every file has: ``*`` is the
+    upstream work as a whole, ``debian/*`` the Debian packaging. A question asks "who packaged it for Debian",
+    not for ``debian/*`` (empty for other stanzas: their patterns name what they cover)."""
+    if patterns == ["*"]:
+        return "the upstream work as a whole: its authors' copyright and licence"
+    if patterns and all(p == "debian" or p.startswith("debian/") for p in patterns):
+        return "the Debian packaging: who packaged it for Debian, the package maintainers' copyright"
+    return ""
 
 
 def _in_stanzas(stanzas: list[_Stanza]) -> bool:

@@ -39,6 +39,17 @@ def test_machine_readable_file_becomes_stanzas(parse, copy_scale) -> None:
     assert len(units) == len(stanzas)
 
 
+def test_the_stanzas_of_the_whole_work_and_of_the_packaging_say_so(parse, copy_scale) -> None:
+    """A question asks who packaged the software for Debian, or who holds the work as a whole, not for
+    ``debian/*`` or ``*``: those two stanzas carry what the format says they cover (the chunk header shows it)."""
+    document, units = parse("debian-copyright", copy_scale("at-spi2-common.copyright"))
+    by_files = {tuple(u.attributes.get("files", ())): u for u in units}
+    assert "upstream work as a whole" in by_files[("*",)].temporal_topic
+    assert "who packaged it for Debian" in by_files[("debian/*",)].temporal_topic
+    others = [u for files, u in by_files.items() if files not in (("*",), ("debian/*",))]
+    assert all("Debian packaging" not in u.temporal_topic and "whole" not in u.temporal_topic for u in others)
+
+
 def test_standalone_license_stanza(parse, copy_scale) -> None:
     _, units = parse("debian-copyright", copy_scale("libnspr4.copyright"))
     assert [u.attributes["unit_type"] for u in units] == ["header_stanza", "files_stanza"]

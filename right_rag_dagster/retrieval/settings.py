@@ -14,6 +14,7 @@ Example::
     fusion = "rrf"               # rrf | documents: how hybrid ranks (FUSIONS)
     identity = "boost"           # none | boost | first | filter: how a document named in the question ranks
     neighbours = true            # neighbouring chunks among the five best join into one hit (searching/neighbours.py)
+    within_document = true       # one document's passages ordered by its own statistics (searching/within_document.py)
     answer_min_coverage = 0.34   # extractive answers: "Not found" below this share of the question's terms
 """
 
@@ -72,6 +73,7 @@ class RetrievalSettings:
     fusion: str = DEFAULT_FUSION
     identity: str = DEFAULT_IDENTITY
     neighbours: bool = True
+    within_document: bool = True
     answer_min_coverage: float = DEFAULT_MIN_COVERAGE
 
     @classmethod
@@ -83,7 +85,7 @@ class RetrievalSettings:
             raise ConfigError(f"unknown keys in [right-rag.retrieval]: {unknown}; known: {sorted(known)}")
         if "k" in values and (not isinstance(values["k"], int) or values["k"] < 1):
             raise ConfigError(f"[right-rag.retrieval] k must be a positive integer, got {values['k']!r}")
-        for key in ("expand", "neighbours"):
+        for key in ("expand", "neighbours", "within_document"):
             if key in values and not isinstance(values[key], bool):
                 raise ConfigError(f"[right-rag.retrieval] {key} must be true or false, got {values[key]!r}")
         check_variant(values.get("identity", DEFAULT_IDENTITY))
@@ -98,10 +100,13 @@ class RetrievalSettings:
 
 
     def retriever_options(self) -> dict[str, Any]:
-        """What ``search`` passes to the retriever from these settings: hybrid's weights and fusion."""
+        """What ``search`` passes to the retriever from these settings: hybrid's weights and fusion, and
+        ``within_document`` when it is turned off."""
         options: dict[str, Any] = {"fusion": self.fusion}
         if self.weights:
             options["weights"] = self.weights
+        if not self.within_document:
+            options["within_document"] = False
         return options
 
 

@@ -148,3 +148,16 @@ def test_an_unknown_hybrid_fusion_is_named_with_the_known_ones() -> None:
     with pytest.raises(ConfigError, match="unknown hybrid fusion 'mean' in \\[right-rag.retrieval\\] fusion; use one "
                                           "of documents, rrf"):
         RetrievalSettings.from_dict({"fusion": "mean"})
+
+
+def test_within_document_is_a_setting_that_reaches_the_retriever() -> None:
+    """``within_document = false`` in ``[right-rag.retrieval]`` becomes the retriever option that keeps BM25's own
+    order inside each document (tests/retrieval/test_within_document.py); anything but true or false is named."""
+    from right_rag_dagster.retrieval.settings import RetrievalSettings
+
+    assert "within_document" not in RetrievalSettings.from_dict({}).retriever_options()
+    off = RetrievalSettings.from_dict({"within_document": False}).retriever_options()
+    assert off == {"fusion": "rrf", "within_document": False}
+    with pytest.raises(ConfigError, match="within_document must be true or false, got 'no'"):
+        RetrievalSettings.from_dict({"within_document": "no"})
+

@@ -96,11 +96,14 @@ def find_headings(text: str) -> list[Heading]:
     found: list[Heading] = []
     previous_number: tuple[int, ...] | None = None
     previous_roman = 0  # Roman-numbered chapters ("III. Reading") count up from I
+    rules: dict[str, list[int]] = {}  # rules standing alone between blank lines, by their character
     for index, (start, end) in enumerate(lines):
         line = text[start:end]
         stripped = line.strip()
         above = text[slice(*lines[index - 1])].strip() if index else ""
         below = text[slice(*lines[index + 1])].strip() if index + 1 < len(lines) else ""
+        if not above and not below and _RULE.match(stripped):
+            rules.setdefault(stripped[0], []).append(index)
         if not stripped or len(stripped) > MAX_HEADING or _UNDERLINE.match(stripped):
             continue
         atx = _ATX.match(line)
@@ -125,29 +128,23 @@ def find_headings(text: str) -> list[Heading]:
                                      numbered.group("num")))
         elif line == stripped and (_LABEL.match(stripped) or _CAPS.match(stripped) and " " in stripped):
             found.append(Heading(start, end, stripped.rstrip(":"), "label" if stripped.endswith(":") else "caps"))
-    return sorted(found + _entries(text, lines, {h.start for h in found}), key=lambda h: h.start)
+    return sorted(found + _entries(text, lines, rules, {h.start for h in found}), key=lambda h: h.start)
 
 
-def _entries(text: str, lines: list[tuple[int, int]], heading_starts: set[int]) -> list[Heading]:
-    """A heading for each entry that a repeated rule opens: the rule's line, named by the entry's first sentence,
-    so the entry's text stays whole in its section. A rule right above a heading opens no entry (the heading
-    names it); nor does one with nothing after it."""
-    rules: dict[str, list[int]] = {}
-    for index, (start, end) in enumerate(lines):
-        stripped = text[start:end].strip()
-        above = text[slice(*lines[index - 1])].strip() if index else ""
-        below = text[slice(*lines[index + 1])].strip() if index + 1 < len(lines) else ""
-        if _RULE.match(stripped) and not above and not below:
-            rules.setdefault(stripped[0], []).append(index)
+def _entries(text: str, lines: list[tuple[int, int]], rules: dict[str, list[int]],
+             heading_starts: set[int]) -> list[Heading]:
+    """A heading for each entry that a repeated rule (``rules``: line indexes by character) opens: the rule's line,
+    named by the entry's first sentence, so the entry's text stays whole in its section. A rule right above a
+    heading opens no entry (the heading names it); nor does one with nothing after it."""
     entries = []
     for indexes in rules.values():
         if len(indexes) < MIN_RULES:
             continue
         for index in indexes:
             first = next((i for i in range(index + 1, len(lines)) if text[slice(*lines[i])].strip()), None)
-            if first is None or _RULE.match(text[slice(*lines[first])].strip()):
+            line = text[slice(*lines[first])] if first is not None else ""
+            if first is None or _RULE.match(line.strip()):
                 continue
-            line = text[slice(*lines[first])]
             start = lines[first][0] + len(line) - len(line.lstrip())
             if start in heading_starts or lines[first][0] in heading_starts:
                 continue

@@ -88,14 +88,15 @@ def _vectors(embedder: Embedder, plan: DensePlan, known: dict[str, list[float]],
     """One vector per chunk of ``plan.embed``, in its order: the ``known`` ones copied, the others embedded."""
     import numpy as np
 
-    missing = [index for index, row in enumerate(plan.embed) if row[0] not in known]
     if not known:
         return _embed(embedder, [row[2] for row in plan.embed], progress)
-    dims = len(next(iter(known.values())))
-    vectors = np.empty((len(plan.embed), dims), dtype=np.float32)
+    vectors = np.empty((len(plan.embed), len(next(iter(known.values())))), dtype=np.float32)
+    missing = []
     for index, row in enumerate(plan.embed):
         if row[0] in known:
             vectors[index] = known[row[0]]
+        else:
+            missing.append(index)
     if missing:
         vectors[missing] = _embed(embedder, [plan.embed[index][2] for index in missing], progress)
     return vectors

@@ -91,6 +91,19 @@ def test_the_title_is_the_first_line_with_words_not_markup(text: str, title: str
     assert units[0].attributes["document_title"] == title
 
 
+def test_a_licence_that_opens_with_a_copyright_notice_is_titled_by_what_it_is() -> None:
+    """python-dateutil's licence (tests/fixtures/heldout19) opens with "Copyright 2017- Paul Ganssle", which every
+    passage's header repeated; the line that names the file's subject, standing alone further down, is its title.
+    Without one (SymPy's licence), the file's name is."""
+    units = _parse(TESTS / "fixtures" / "heldout19" / "documents" / "python-dateutil-LICENSE.txt")
+    assert units[0].attributes["document_title"] == "dateutil - Extensions to the standard Python datetime module"
+    assert _parse(TESTS / "fixtures" / "heldout11" / "documents" / "sympy-LICENSE.txt")[0].attributes[
+        "document_title"] == "sympy-LICENSE.txt"
+    document = Document("NOTICE", "Copyright (c) 2020 Someone\n\nPermission is granted.\n")
+    units = build_units(document, GenericUnitParser().parse_document(document), "generic")
+    assert units[0].attributes["document_title"] == "NOTICE"
+
+
 def test_a_faq_entry_is_one_unit_from_its_question_to_the_next() -> None:
     """xz-utils' FAQ (tests/fixtures/heldout13): each ``Q:`` block with its ``A:`` block and the answer's further
     paragraphs and indented commands is one ``question`` unit, its topic the question; apart, an answer

@@ -31,6 +31,10 @@ _NUMBERED = re.compile(r"^(?P<prefix>(?:Chapter|CHAPTER|Part|PART|Appendix|APPEN
                        r"(?P<num>\d{1,3}(?:\.\d{1,3}){0,4})\.?[ \t\u00a0]+(?P<title>[A-Z/\"'“(`].*)$")
 _WORD = re.compile(r"[^\W\d_]{2}")
 _MARKUP_LINE = re.compile(r"^(?::[\w-]+:\s*$|\.\. )")
+_COPYRIGHT_LINE = re.compile(r"(?:copyright\b|\(c\)|©)", re.IGNORECASE)
+"""A copyright notice: the opening line of many licence files, and never their title."""
+_GENERIC_FILE_WORDS = frozenset({"license", "licence", "licenses", "licences", "copying", "copyright", "notice",
+                                 "readme", "txt", "text", "doc", "docs"})
 _ROMAN = re.compile(r"^(?P<num>[IVXLC]{1,7})\.[ \t\u00a0]+(?P<title>[A-Z].{0,80}[^.:;,])$")
 _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
 _LABEL = re.compile(r"^[A-Z][\w ()/,'-]{0,50}:$")
@@ -292,9 +296,25 @@ def _document_title(document: Document, text: str, headings: list[Heading]) -> s
     if headings and not text[:headings[0].start].strip():
         return headings[0].title
     first_line = next((line for line in map(_title_text, text[:4000].splitlines()) if line), "")
+    if _COPYRIGHT_LINE.match(first_line):
+        return _named_line(document, text) or Path(document.id).name
     if 0 < len(first_line) <= MAX_HEADING and not (first_line.endswith("?") and _a_faq(text)):
         return first_line
     return Path(document.id).name  # a FAQ's first question names one entry, not the document
+
+
+def _named_line(document: Document, text: str) -> str:
+    """The first short line standing alone (the next one blank) that names what the file's own name says
+    ("dateutil - Extensions to the standard Python datetime module" in ``python-dateutil-LICENSE.txt``), for a
+    text that opens with a copyright notice, which says who owns the text and not what it is."""
+    stem = {w.casefold() for w in re.findall(r"[^\W\d_]{3,}", Path(document.id).stem)} - _GENERIC_FILE_WORDS
+    raw = text[:4000].splitlines()
+    for i, line in enumerate(map(_title_text, raw)):
+        words = {w.casefold() for w in re.findall(r"[^\W\d_]{3,}", line)}
+        alone = i + 1 == len(raw) or not raw[i + 1].strip()
+        if line and alone and len(line) <= MAX_HEADING and stem & words and not _COPYRIGHT_LINE.match(line):
+            return line.rstrip(".")
+    return ""
 
 
 def _a_faq(text: str) -> bool:

@@ -157,6 +157,20 @@ def test_extractive_quote_takes_the_sentence_that_continues_or_completes_the_bes
     assert "Other fields" not in text[quote.start:quote.end]
 
 
+@pytest.mark.parametrize("opening", ["To avoid this, we", "To do so, we", "Doing so, we", "In this way, we"])
+def test_extractive_quote_takes_the_sentence_that_says_what_to_do_about_the_last_one(opening: str) -> None:
+    """nghttp2's documentation README: the sentence that opens "To avoid this, ..." is the answer the two before it
+    lead up to."""
+    from right_rag_dagster.rag.extractive import choose_quote, score_passages
+
+    text = ("In Sphinx doc, usually the function argument is formatted like *this*. But in C, * is used for "
+            f"dereferencing a pointer and we must escape * with a back slash. {opening} write the argument in "
+            "bold. The script requires strict rules.")
+    weights = {"sphinx": 3.0, "function": 1.0, "argument": 1.0, "format": 0.5}
+    quote = choose_quote(score_passages(weights, [(text, "")]), 600, 5, weights)
+    assert text[quote.start:quote.end].endswith("argument in bold.")
+
+
 def test_extractive_quotes_a_copyright_stanza_whole_and_never_a_heading_alone() -> None:
     from right_rag_dagster.rag.extractive import choose_quote, score_passages
 

@@ -1,5 +1,11 @@
 """Rerankers reorder retrieved hits before generation. ``none`` keeps the retriever's order;
-``coverage`` puts hits containing more of the question's content terms first (retrieval order breaks ties).
+``coverage`` puts hits containing more of the question's content terms first (retrieval order breaks ties);
+``sentences`` reorders each document's passages among the first ``SENTENCE_DEPTH`` places by their score plus
+``SENTENCE_WEIGHT`` x how much of the question their best sentence covers (as the extractive answer weighs it).
+
+A passage that holds the question's words in one sentence answers more often than one that scatters them over a
+page: BM25 cannot see that, the extractive answer's sentence scoring does. Only the order of one document's
+passages changes (which documents hold which places stays the retriever's, ``within_document.take_places``).
 """
 
 from __future__ import annotations
@@ -9,17 +15,28 @@ from dataclasses import replace
 
 from ..errors import ConfigError
 from ..retrieval.hits import Hit
-from .evidence import content_terms, coverage, passage_terms
+from ..retrieval.searching.within_document import take_places
+from ..store import Store
+from .evidence import content_terms, coverage, passage_terms, term_weights
+from .extractive import answer_cue, focus_weights, score_passages
 
-RERANKERS = ("none", "coverage")
+RERANKERS = ("none", "coverage", "sentences")
+SENTENCE_DEPTH = 5
+"""Places the ``sentences`` reranker reorders (the passages a generator reads)."""
+SENTENCE_WEIGHT = 0.3
+"""What a passage's best sentence covering the whole question adds to its score, over the first hit's score."""
 
 
-def rerank(question: str, hits: Sequence[Hit], method: str = "none") -> tuple[list[Hit], list[float]]:
-    """Hits in their new order (ranks renumbered from 1) and the rerank score of each."""
+def rerank(question: str, hits: Sequence[Hit], method: str = "none",
+           store: Store | None = None) -> tuple[list[Hit], list[float]]:
+    """Hits in their new order (ranks renumbered from 1) and the rerank score of each. ``store`` gives the
+    ``sentences`` reranker its term weights (BM25's IDF; every term weighs 1 without it)."""
     if method not in RERANKERS:
         raise ConfigError(f"unknown reranker {method!r}; available: {', '.join(RERANKERS)}")
     if method == "none" or not hits:
         return list(hits), [h.score for h in hits]
+    if method == "sentences":
+        return _by_sentences(question, list(hits), store)
     terms = content_terms(question)
     shares = [coverage(terms, passage_terms(hit.text + " " + " ".join(hit.section_path))) for hit in hits]
     order = sorted(range(len(hits)), key=lambda i: (-shares[i], i))
@@ -27,3 +44,21 @@ def rerank(question: str, hits: Sequence[Hit], method: str = "none") -> tuple[li
                                                    "coverage": round(shares[i], 3)})
               for rank, i in enumerate(order, start=1)]
     return ranked, [shares[i] for i in order]
+
+
+def _by_sentences(question: str, hits: list[Hit], store: Store | None) -> tuple[list[Hit], list[float]]:
+    head = hits[:SENTENCE_DEPTH]
+    terms = content_terms(question)
+    weights = term_weights(store, head[0].chunker, terms) if store is not None else dict.fromkeys(terms, 1.0)
+    scored = score_passages(focus_weights(question, weights), [(h.text, " ".join(h.section_path)) for h in head],
+                            cue=answer_cue(question))
+    best = [max((s.share for s in sentences_), default=0.0) for sentences_ in scored]
+    top = abs(head[0].score) or 1.0
+    value = {id(h): h.score / top + SENTENCE_WEIGHT * b for h, b in zip(head, best)}
+    placed = take_places(head, lambda h: h.document_id, lambda group: sorted(group, key=lambda h: -value[id(h)]))
+    order = [h for h, _ in placed] + hits[SENTENCE_DEPTH:]
+    shares = dict(zip(map(id, head), best))
+    ranked = [replace(h, rank=rank, details={**h.details, "retrieval_rank": h.rank,
+                                             **({"best_sentence": round(shares[id(h)], 3)} if id(h) in shares else {})})
+              for rank, h in enumerate(order, start=1)]
+    return ranked, [h.score for h in ranked]

@@ -10,7 +10,9 @@ import pytest
 from right_rag_dagster.errors import ConfigError
 from right_rag_dagster.project import Project
 from right_rag_dagster.rag import query
+from right_rag_dagster.rag.rerank import rerank
 from right_rag_dagster.retrieval import build_search_index
+from right_rag_dagster.retrieval.hits import Hit
 from right_rag_dagster.retrieval.settings import default_chunker
 from right_rag_dagster.store import Store
 
@@ -67,3 +69,24 @@ def test_coverage_reranker_reorders_by_question_terms(built_store: Store) -> Non
     assert rerank["step"] == "rerank" and rerank["scores"] == sorted(rerank["scores"], reverse=True)
     assert [h.rank for h in answer.hits] == [1, 2, 3, 4, 5]
     assert all("retrieval_rank" in h.details for h in answer.hits)
+
+
+def _hit(rank: int, document: str, text: str, score: float) -> Hit:
+    return Hit(rank, f"c{rank}", "domain", document, f"u{rank}", text, score, 0, len(text), None, None, None, None,
+               ("Section",))
+
+
+def test_sentences_reranker_moves_the_passage_that_answers_in_one_sentence_up_within_its_document() -> None:
+    """Of two passages of one document that BM25 scores alike, the one whose sentence holds the question's words
+    comes first; a passage of another document keeps its place (the retriever decided which documents rank)."""
+    scattered = _hit(1, "limits.conf", "Limits apply per user. A session starts at login. Settings exist.", 10.0)
+    other = _hit(2, "login.defs", "Login settings are read by login.", 9.9)
+    answering = _hit(3, "limits.conf", "Limits last only for the duration of the login session.", 9.5)
+    hits, scores = rerank("Do limits last beyond the login session?", [scattered, other, answering], "sentences")
+    assert [h.chunk_id for h in hits] == ["c3", "c2", "c1"] and [h.rank for h in hits] == [1, 2, 3]
+    assert hits[0].details["retrieval_rank"] == 3
+    assert hits[0].details["best_sentence"] > hits[2].details["best_sentence"]
+    unchanged, _ = rerank("Do limits last beyond the login session?", [scattered, other], "sentences")
+    assert [h.chunk_id for h in unchanged] == ["c1", "c2"]
+    with pytest.raises(ConfigError, match="sentences"):
+        rerank("q", [scattered], "cross-encoder")

@@ -30,7 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..core.faq import ANSWER_LINE, OPENING_QUESTION, QUESTION
-from .evidence import content_terms, passage_terms, sentences
+from ..store import Store
+from .evidence import content_terms, passage_terms, sentences, term_weights
 
 RANK_TOLERANCE = 0.5
 """A lower-ranked passage is quoted only when its best sentence covers more than 1 / this x the higher one's."""
@@ -164,6 +165,14 @@ def focus_weights(question: str, weights: dict[str, float]) -> dict[str, float]:
     sentences about GetCursorImage, the one that says "32 bits per pixel" answers "In what pixel format ...?"."""
     focus = set(focus_terms(question))
     return {t: w * FOCUS_WEIGHT if t in focus else w for t, w in weights.items()}
+
+
+def question_weights(question: str, store: Store | None, chunker: str) -> dict[str, float]:
+    """The question's content terms weighed as sentences are compared: BM25's IDF over ``chunker``'s chunks in
+    ``store`` (1 each without a store), focus terms ``FOCUS_WEIGHT`` times as much (``focus_weights``)."""
+    terms = content_terms(question)
+    weights = term_weights(store, chunker, terms) if store is not None else dict.fromkeys(terms, 1.0)
+    return focus_weights(question, weights)
 
 
 _FIELD = re.compile(r"^[A-Za-z][\w-]*:(?:\s|$)")

@@ -21,9 +21,8 @@ from .evidence import (
     coverage,
     document_passages,
     passage_terms,
-    term_weights,
 )
-from .extractive import Quote, answer_cue, choose_quote, focus_weights, score_passages, second_quote
+from .extractive import Quote, answer_cue, choose_quote, question_weights, score_passages, second_quote
 from .llm import LLM, make_llm
 from .model import NOT_FOUND, Citation, Generated
 from .prompts import build_messages, cited_numbers, says_not_found
@@ -78,9 +77,7 @@ class ExtractiveGenerator(Generator):
         numbered = [(n, part) for n, hit in enumerate(cited, start=1) for part in _parts(hit, sources)]
         top = [part for _, part in numbered]
         texts = [sources.get(hit.chunk_id, (hit.text, None)) for hit in top]
-        weights = (term_weights(self.store, top[0].chunker, terms) if self.store is not None and top
-                   else dict.fromkeys(terms, 1.0))
-        weights = focus_weights(question, weights)
+        weights = question_weights(question, self.store if top else None, top[0].chunker if top else "")
         context = [self._context(hit) for hit in top]
         scored = score_passages(weights, [(text, where) for (text, _), where in zip(texts, context)],
                                 definition=asks_for_definition(question), cue=answer_cue(question))

@@ -17,8 +17,8 @@ from ..errors import ConfigError
 from ..retrieval.hits import Hit
 from ..retrieval.searching.within_document import take_places
 from ..store import Store
-from .evidence import content_terms, coverage, passage_terms, term_weights
-from .extractive import answer_cue, focus_weights, score_passages
+from .evidence import content_terms, coverage, passage_terms
+from .extractive import answer_cue, question_weights, score_passages
 
 RERANKERS = ("none", "coverage", "sentences")
 SENTENCE_DEPTH = 5
@@ -48,17 +48,14 @@ def rerank(question: str, hits: Sequence[Hit], method: str = "none",
 
 def _by_sentences(question: str, hits: list[Hit], store: Store | None) -> tuple[list[Hit], list[float]]:
     head = hits[:SENTENCE_DEPTH]
-    terms = content_terms(question)
-    weights = term_weights(store, head[0].chunker, terms) if store is not None else dict.fromkeys(terms, 1.0)
-    scored = score_passages(focus_weights(question, weights), [(h.text, " ".join(h.section_path)) for h in head],
-                            cue=answer_cue(question))
-    best = [max((s.share for s in sentences_), default=0.0) for sentences_ in scored]
+    scored = score_passages(question_weights(question, store, head[0].chunker),
+                            [(h.text, " ".join(h.section_path)) for h in head], cue=answer_cue(question))
+    best = {id(h): max((s.share for s in sentences_), default=0.0) for h, sentences_ in zip(head, scored)}
     top = abs(head[0].score) or 1.0
-    value = {id(h): h.score / top + SENTENCE_WEIGHT * b for h, b in zip(head, best)}
-    placed = take_places(head, lambda h: h.document_id, lambda group: sorted(group, key=lambda h: -value[id(h)]))
+    placed = take_places(head, lambda h: h.document_id,
+                         lambda group: sorted(group, key=lambda h: -(h.score / top + SENTENCE_WEIGHT * best[id(h)])))
     order = [h for h, _ in placed] + hits[SENTENCE_DEPTH:]
-    shares = dict(zip(map(id, head), best))
     ranked = [replace(h, rank=rank, details={**h.details, "retrieval_rank": h.rank,
-                                             **({"best_sentence": round(shares[id(h)], 3)} if id(h) in shares else {})})
+                                             **({"best_sentence": round(best[id(h)], 3)} if id(h) in best else {})})
               for rank, h in enumerate(order, start=1)]
     return ranked, [h.score for h in ranked]

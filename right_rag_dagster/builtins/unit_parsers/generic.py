@@ -307,14 +307,18 @@ def _named_line(document: Document, text: str) -> str:
     """The first short line standing alone (the next one blank) that names what the file's own name says
     ("dateutil - Extensions to the standard Python datetime module" in ``python-dateutil-LICENSE.txt``), for a
     text that opens with a copyright notice, which says who owns the text and not what it is."""
-    stem = {w.casefold() for w in re.findall(r"[^\W\d_]{3,}", Path(document.id).stem)} - _GENERIC_FILE_WORDS
+    stem = _words(Path(document.id).stem) - _GENERIC_FILE_WORDS
     raw = text[:4000].splitlines()
     for i, line in enumerate(map(_title_text, raw)):
-        words = {w.casefold() for w in re.findall(r"[^\W\d_]{3,}", line)}
         alone = i + 1 == len(raw) or not raw[i + 1].strip()
-        if line and alone and len(line) <= MAX_HEADING and stem & words and not _COPYRIGHT_LINE.match(line):
+        if line and alone and len(line) <= MAX_HEADING and stem & _words(line) and not _COPYRIGHT_LINE.match(line):
             return line.rstrip(".")
     return ""
+
+
+def _words(text: str) -> set[str]:
+    """The words of three letters or more in ``text``, case folded."""
+    return {w.casefold() for w in re.findall(r"[^\W\d_]{3,}", text)}
 
 
 def _a_faq(text: str) -> bool:

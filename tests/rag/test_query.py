@@ -90,3 +90,20 @@ def test_sentences_reranker_moves_the_passage_that_answers_in_one_sentence_up_wi
     assert [h.chunk_id for h in unchanged] == ["c1", "c2"]
     with pytest.raises(ConfigError, match="sentences"):
         rerank("q", [scattered], "cross-encoder")
+
+
+def test_the_sentences_reranker_is_chosen_in_right_rag_toml_and_runs_in_the_cli(built_store: Store,
+                                                                               tmp_path: Path) -> None:
+    """``reranker = "sentences"`` reaches the flow's rerank step through a real ``right-rag query`` process, with
+    the project's store giving it term weights."""
+    import subprocess
+    import sys
+
+    _project(tmp_path, built_store, 'reranker = "sentences"\nchunker = "default"')
+    done = subprocess.run([str(Path(sys.executable).with_name("right-rag")), "--project", str(tmp_path), "query",
+                           "--json", "How long must a written offer for the source stay valid?"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["settings"]["reranker"] == "sentences" and data["found"]
+    assert all("best_sentence" in h["details"] and "retrieval_rank" in h["details"] for h in data["hits"])

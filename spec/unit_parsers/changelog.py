@@ -1,10 +1,17 @@
-"""Policy change logs in reStructuredText-style text (Debian's upgrading-checklist.txt and the like).
+"""Change logs: policy change logs in reStructuredText-style text (Debian's upgrading-checklist.txt and the like)
+and Debian package change logs and news (``debian/changelog``, ``NEWS.Debian``, deb-changelog(5)).
 
 Accepts a plain-text document with at least three underlined headings naming a version (``10.2. Version 4.6.2``
 over a line of ``=``) that make at least half of its underlined headings (a manual whose last chapter is a
-change log, as policy.txt, belongs to the text-manual parser). Tree: introductory sections, then one ``version`` unit per release (with its release
-date) holding one ``change`` unit per entry: a line of referenced policy sections (``2.3, 4.5 & 12.5``) or a
-topic (``perl``) followed by the indented rule change, or a ``*`` bullet in old releases.
+change log, as policy.txt, belongs to the text-manual parser). Tree: introductory sections, then one ``version``
+unit per release (with its release date) holding one ``change`` unit per entry: a line of referenced policy
+sections (``2.3, 4.5 & 12.5``) or a topic (``perl``) followed by the indented rule change, or a ``*`` bullet in old
+releases.
+
+Also accepts a text that opens with a Debian change-log entry (``openssh (1:9.2p1-1) unstable; urgency=medium``)
+and signs at least one with a `` -- Name <address>  date`` line: one ``version`` unit per entry (version,
+distribution, urgency, date), holding a ``change`` unit per ``*`` item (its indented continuation paragraphs
+included) and per paragraph outside items.
 """
 
 from __future__ import annotations
@@ -51,12 +58,16 @@ class ChangelogParser(UnitParser):
         name = Path(document.id).name.lower()
         if document.page_starts or document.metadata.get("format", "text") != "text" or "copyright" in name:
             return False
+        if _debian_entries(document.text):
+            return True
         headings = _headings(document.text)
         versions = sum(1 for h in headings if _VERSION.search(h.text))
         return versions >= MIN_VERSIONS and versions * 2 >= len(headings)  # else a manual with a change-log part
 
     def parse_document(self, document: Document) -> Iterable[ParsedUnit]:
         text = document.text
+        if entries := _debian_entries(text):
+            return _debian_log(document, entries, self.parser_name)
         headings = _headings(text)
         versions = [h for h in headings if _VERSION.search(h.text)]
         if len(versions) < MIN_VERSIONS:
@@ -155,3 +166,85 @@ def _plain_paragraph(text: str, group: list[tuple[int, int]]) -> bool:
     """True while an entry is an unindented paragraph (no indented body yet): its next line continues it."""
     unindented = all(text[s:s + 1] not in (" ", "\t") for s, _ in group)
     return unindented and len(text[slice(*group[-1])]) > 50
+
+
+_DEBIAN_ENTRY = re.compile(r"^(?P<package>[a-z0-9][a-z0-9+.-]+) \((?P<version>[^()\s]+)\) (?P<dists>[^;\n]+);"
+                           r"[^\n]*\burgency=(?P<urgency>\w+)[^\n]*$", re.M)
+_DEBIAN_TRAILER = re.compile(r"^ -- (?P<maintainer>[^\n<]*<[^\n>]*>)  (?P<date>[^\n]+?)\s*$", re.M)
+_ITEM = re.compile(r"^(?P<indent>[ \t]*)[*+-][ \t]+\S")
+_AUTHOR = re.compile(r"^[ \t]*\[ ?([^\]\n]+?) ?\][ \t]*$")
+_SENTENCE_END = re.compile(r"[^\W\d_][\"')]?[.!?](?=\s)")
+
+
+def _debian_entries(text: str) -> list[re.Match[str]]:
+    """The entry headers of a Debian change log or news file: it opens with one and signs one; else []."""
+    entries = list(_DEBIAN_ENTRY.finditer(text))
+    if not entries or text[:entries[0].start()].strip() or not _DEBIAN_TRAILER.search(text):
+        return []
+    return entries
+
+
+def _debian_log(document: Document, entries: list[re.Match[str]], parser: str) -> list[ParsedUnit]:
+    """One ``version`` unit per entry, named by the package and the file ("openssh Debian NEWS")."""
+    text, package = document.text, entries[0].group("package")
+    kind = "NEWS" if "news" in Path(document.id).name.lower() else "changelog"
+    title = f"{package} Debian {kind}"
+    info = H.DocumentInfo(title=title, label=title, parser=parser)
+    seen: dict[str, int] = {}
+    ends = [entry.start() for entry in entries[1:]] + [len(text)]
+    units = []
+    for entry, region_end in zip(entries, ends):
+        start, end = H.trim(text, entry.start(), region_end)
+        trailer = _DEBIAN_TRAILER.search(text, entry.end(), end)
+        body_end = trailer.start() if trailer else end
+        version = entry.group("version")
+        attributes = {"heading": entry.group(0).strip(), "version": version, "distribution": entry.group("dists"),
+                      "urgency": entry.group("urgency")}
+        if trailer:
+            attributes.update(released=trailer.group("date"), maintainer=trailer.group("maintainer").strip())
+        temporal = f"{package} {version}" + (f" (released {trailer.group('date')})" if trailer else "")
+        node = H.Node(H.unique_key(version, seen), f"Version {version}", start, end, "version",
+                      attributes=attributes, temporal=temporal)
+        node.children = _debian_changes(text, entry.end(), body_end, temporal)
+        units.append(H.to_parsed(document, info, node))
+    return units
+
+
+def _debian_changes(text: str, start: int, end: int, temporal: str) -> list:
+    """A ``change`` per ``*`` item with the lines and paragraphs indented under it (sub-items included), and per
+    other paragraph."""
+    groups: list[list] = []  # [start, end, the item's text column (None: a paragraph), its author]
+    blank, author = True, None
+    for line_start, line_end in H.line_spans(text, start, end):
+        line = text[line_start:line_end]
+        if not line.strip():
+            blank = True
+            continue
+        if credit := _AUTHOR.match(line):  # "[ Michael Biebl ]": the items below are theirs
+            author, blank = credit.group(1), True
+            continue
+        indent = len(line) - len(line.lstrip())
+        item = _ITEM.match(line)
+        current = groups[-1] if groups else None
+        inside = current is not None and current[2] is not None and indent >= current[2]
+        if inside or (current is not None and current[2] is None and not blank and not item):
+            current[1] = line_end
+        else:
+            groups.append([line_start + indent, line_end, len(item.group(0)) - 1 if item else None, author])
+        blank = False
+    children, seen, items = [], {}, 0
+    for g_start, g_end, column, by in groups:
+        body = text[g_start:g_end]
+        if column is not None:
+            items += 1
+            words = " ".join(body.lstrip("*+- \t").split())
+            sentence = _SENTENCE_END.search(words)
+            topic = words[:sentence.end()] if sentence else words
+            topic = topic if len(topic) <= 80 else topic[:80].rsplit(" ", 1)[0] + " …"
+            key = f"item {items}"
+        else:
+            key = topic = f"Note {len(children) - items + 1}"
+        children.append(H.Node(H.unique_key(key, seen), topic, g_start, g_end, "change",
+                               role=H.text_role(body, legal=False), temporal=temporal,
+                               attributes={"author": by} if by else {}))
+    return children

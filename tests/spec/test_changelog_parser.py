@@ -47,3 +47,45 @@ def test_accepts_only_logs_with_version_headings(spec_registry) -> None:
     three = Document("news.txt", two.text + "\nVersion 0.9\n===========\n\n* beta\n", metadata={"format": "text"})
     assert parser.parser_can_handle_document(three)
     assert not parser.parser_can_handle_document(Document("pkg.copyright", three.text, metadata={"format": "text"}))
+
+
+FAMILIES = REPO_ROOT / "tests" / "spec" / "fixtures" / "families"
+OPENSSH_NEWS = REPO_ROOT / "tests" / "fixtures" / "heldout20" / "documents" / "openssh-NEWS.Debian.txt"
+
+
+def test_a_debian_package_changelog_has_a_version_per_entry_and_a_change_per_item(parse) -> None:
+    document, units = parse("policy-changelog", FAMILIES / "avahi-changelog.Debian.txt")
+    check_tree(document, units)
+    assert compute_coverage(len(document.text), units).coverage_percent >= 95
+    printed = re.findall(r"(?m)^avahi \((\S+)\) \S+; urgency=\w+$", document.text)
+    assert [u.attributes["version"] for u in units] == printed and len(printed) == 12
+    assert units[0].attributes["document_title"] == "avahi Debian changelog"
+    latest = units[0]
+    assert latest.topic == "Version 0.8-10+deb12u1" and latest.attributes["distribution"] == "bookworm"
+    assert latest.attributes["released"] == "Thu, 19 Dec 2024 09:01:14 +0200"
+    items = latest.subunits
+    assert len(items) == 7 and items[0].topic == "Non-maintainer upload." and "author" not in items[0].attributes
+    assert items[1].topic == "core: make sure there is rdata to process before parsing it."
+    assert items[1].attributes["author"] == "Michael Biebl"
+    assert items[1].raw_text.endswith("(CVE-2023-38472, Closes: #1054879)")  # the item's indented lines are its own
+    assert "0.8-10+deb12u1" in items[1].temporal_topic and "2024" in items[1].temporal_topic
+
+
+def test_a_debian_news_item_keeps_its_indented_paragraphs(parse) -> None:
+    """openssh's NEWS.Debian: an item's second paragraph (why ~C is off) was a unit apart, without the item's
+    first words (heldout20)."""
+    _, units = parse("policy-changelog", OPENSSH_NEWS)
+    assert units[0].attributes["document_title"] == "openssh Debian NEWS" and units[0].attributes["urgency"] == "medium"
+    note, item = units[0].subunits
+    assert note.raw_text.startswith("OpenSSH 9.2 includes a number of changes")
+    assert item.raw_text.startswith("* ssh(1): add a new EnableEscapeCommandline")
+    assert item.raw_text.endswith("to use a stricter default sandbox policy.")
+
+
+def test_a_text_that_does_not_open_with_a_debian_entry_is_declined(spec_registry) -> None:
+    parser = spec_registry.create("unit_parsers", "policy-changelog")
+    entry = "pkg (1.0-1) unstable; urgency=low\n\n  * Initial release.\n\n -- A B <a@b.org>  Mon, 01 Jan 2024 00:00:00 +0000\n"
+    assert parser.parser_can_handle_document(Document("changelog", entry, metadata={"format": "text"}))
+    assert not parser.parser_can_handle_document(Document("changelog", "Notes\n\n" + entry, metadata={"format": "text"}))
+    unsigned = entry.replace(" -- A B", " - A B")
+    assert not parser.parser_can_handle_document(Document("changelog", unsigned, metadata={"format": "text"}))

@@ -41,7 +41,8 @@ def _route_and_parse(spec_registry, load_document, parse, path: Path, owner: str
 
 
 def test_the_fixture_folders_match_the_tables() -> None:
-    assert sorted(p.name for p in FAMILIES.iterdir() if p.suffix != ".md") == sorted([*OWNERS, "BSD.txt"])
+    assert sorted(p.name for p in FAMILIES.iterdir() if p.suffix != ".md") == sorted(
+        [*OWNERS, "BSD.txt", "avahi-changelog.Debian.txt"])
     assert sorted(p.name for p in HELD_OUT.iterdir() if p.suffix != ".md") == sorted(HELD_OUT_OWNERS)
 
 
@@ -90,3 +91,11 @@ def test_the_change_log_and_the_manual_do_not_claim_each_other(spec_registry, lo
     assert policy_changelog.parser_can_handle_document(changelog) and not text_manual.parser_can_handle_document(
         changelog)
     assert text_manual.parser_can_handle_document(manual) and not policy_changelog.parser_can_handle_document(manual)
+
+
+def test_a_debian_package_changelog_goes_to_the_change_log_parser(spec_registry, load_document, parse) -> None:
+    """A change log of another rendering than the policy's: entries headed ``avahi (0.8-10) unstable; ...``."""
+    document, units = _route_and_parse(spec_registry, load_document, parse, FAMILIES / "avahi-changelog.Debian.txt",
+                                       "policy-changelog")
+    assert compute_coverage(len(document.text), units).coverage_percent >= 95
+    assert {u.attributes["unit_type"] for u in units} == {"version"}

@@ -52,11 +52,15 @@ _LICENCE_TITLE = re.compile(r"\blicen[cs]e\b|\blegal code\b", re.I)
 def licence_title(text: str) -> str | None:
     """The licence title (plus its version line) when one of the first three non-blank lines names a licence.
 
-    The licence parser accepts documents that have one; the parsers of other plain-text families decline them."""
+    The licence parser accepts documents that have one; the parsers of other plain-text families decline them.
+    A line that continues a sentence ("under the terms of the GNU Lesser General Public License as published") is
+    no title: the file's short opening line is ("psycopg2 and the LGPL")."""
     lines = [line.strip(" \t=*-") for line in text[:2000].splitlines()]
     lines = [line for line in lines if line]
     for index, line in enumerate(lines[:3]):
         if len(line) <= 80 and _LICENCE_TITLE.search(line):
+            if line[:1].islower() and index and len(lines[0].split()) <= 8 and not lines[0].endswith((".", ",", ":", ";")):
+                return lines[0]
             following = lines[index + 1] if index + 1 < len(lines) else ""
             return f"{line}, {following}" if re.match(r"^Version\b", following) else line
     return None

@@ -38,6 +38,10 @@ _TITLE_LOOKAHEAD = 40
 """Lines of the front matter searched for a title when the opening line is a sentence."""
 _CONTENTS = re.compile(r"^(?:Table of Contents|TABLE OF CONTENTS|Contents|CONTENTS)$")
 _TOC_ENTRY = re.compile(rf"^(?:[*\-+]{_SPACE})?(?:(?:Chapter|Appendix){_SPACE})?\d+(?:\.\d+)*\.?{_SPACE}\S")
+_STATUS = re.compile(r"^(?:(?:working|public|proposed|preliminary|final|internal)\s+)?(?:draft|preliminary|confidential|"
+                     r"obsolete)(?:\s+(?:for\s+(?:public\s+)?(?:review|comments?)|version|only|\d[\w.]*))*$", re.I)
+"""A status banner over a specification's title ("DRAFT FOR REVIEW"): it says what state the text is in, not what
+it is."""
 
 
 @dataclass(frozen=True)
@@ -146,8 +150,9 @@ def _structure_problem(headings: list[_Heading]) -> str | None:
 def _title_line(text: str, end: int, document_id: str) -> str:
     """The opening line when it reads like a title; otherwise the first line before the body that does and shares
     a word with the file name (a Sphinx text export opens with a sentence about where its HTML version is, and
-    names itself in its navigation lines); else the opening line."""
+    names itself in its navigation lines); else the opening line. A status banner ("DRAFT FOR REVIEW") is skipped."""
     lines = [" ".join(line.split()).strip("*-•» ") for line in text[:end].splitlines() if line.strip()]
+    lines = [line for line in lines if not _STATUS.match(line)] or lines
     if not lines:
         return ""
     if _title_like(lines[0]):

@@ -104,6 +104,32 @@ def test_a_licence_that_opens_with_a_copyright_notice_is_titled_by_what_it_is() 
     assert units[0].attributes["document_title"] == "NOTICE"
 
 
+def test_a_readme_with_short_underlines_and_a_list_for_a_first_line() -> None:
+    """D-Bus's README (tests/fixtures/heldout20) opens with "Sections in this file describe:" over a list, which
+    every passage's header repeated, and underlines its headings with fewer ``=`` than their text ("Security" over
+    "=="), so the whole file was one front matter of paragraphs. The list's lead-in is no title: the first line
+    that names the file's subject ("D-Bus", written ``dbus`` in the file's name) is."""
+    units = _parse(TESTS / "fixtures" / "heldout20" / "documents" / "dbus-README.txt")
+    assert units[0].attributes["document_title"] == (
+        "D-Bus is a simple system for interprocess communication and coordination")
+    assert [u.topic for u in units][1:5] == ["Introduction", "Security",
+                                             "Note: low-level API vs. high-level binding APIs", "Version numbers"]
+
+
+@pytest.mark.parametrize("text, headings", [
+    ("Intro\n\nUsage\n==\n\nRun it.\n\nLimits\n--\n\nNone.\n", ["Usage", "Limits"]),
+    # not a title over a short run: a sentence, a lower-case line, text right under the run, a table rule
+    ("Intro\n\nIt ends here.\n==\n\nRun it.\n", []),
+    ("Intro\n\nusage notes\n==\n\nRun it.\n", []),
+    ("Intro\n\nUsage\n==\nRun it.\n", []),
+    ("Intro\n\n| a | b |\n|--|--|\n\nRun it.\n", []),
+])
+def test_a_short_underline_makes_a_heading_only_under_a_short_title(text: str, headings: list[str]) -> None:
+    document = Document("notes.txt", text)
+    units = build_units(document, GenericUnitParser().parse_document(document), "generic")
+    assert [u.topic for u in walk_units(units) if u.attributes.get("heading")] == headings
+
+
 def test_a_faq_entry_is_one_unit_from_its_question_to_the_next() -> None:
     """xz-utils' FAQ (tests/fixtures/heldout13): each ``Q:`` block with its ``A:`` block and the answer's further
     paragraphs and indented commands is one ``question`` unit, its topic the question; apart, an answer

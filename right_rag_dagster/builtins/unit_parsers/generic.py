@@ -27,6 +27,7 @@ from right_rag_dagster.core.model import Document, ParsedUnit
 MAX_HEADING = 100
 _ATX = re.compile(r"^(#{1,6})[ \t]+(\S.*?)[ \t#]*$")
 _UNDERLINE = re.compile(r"^([=\-~^*#+])\1{2,}$")
+_SHORT_UNDERLINE = re.compile(r"^([=-])\1+$")
 _NUMBERED = re.compile(r"^(?P<prefix>(?:Chapter|CHAPTER|Part|PART|Appendix|APPENDIX)[ \t\u00a0]+)?"
                        r"(?P<num>\d{1,3}(?:\.\d{1,3}){0,4})\.?[ \t\u00a0]+(?P<title>[A-Z/\"'“(`].*)$")
 _WORD = re.compile(r"[^\W\d_]{2}")
@@ -114,7 +115,8 @@ def find_headings(text: str) -> list[Heading]:
         numbered = _NUMBERED.match(stripped)
         if atx:
             found.append(Heading(start, end, atx.group(2), f"atx{len(atx.group(1))}"))
-        elif _UNDERLINE.match(below) and len(below) >= max(3, len(stripped) - 2) and not above:
+        elif not above and (_UNDERLINE.match(below) and len(below) >= max(3, len(stripped) - 2)
+                            or _short_underline(text, lines, index)):
             number = _NUMBERED.match(stripped)
             found.append(Heading(start + len(line) - len(line.lstrip()), lines[index + 1][1], stripped,
                                  f"underline{below[0]}", number.group("num") if number else None))
@@ -133,6 +135,16 @@ def find_headings(text: str) -> list[Heading]:
         elif line == stripped and (_LABEL.match(stripped) or _CAPS.match(stripped) and " " in stripped):
             found.append(Heading(start, end, stripped.rstrip(":"), "label" if stripped.endswith(":") else "caps"))
     return sorted(found + _entries(text, lines, rules, {h.start for h in found}), key=lambda h: h.start)
+
+
+def _short_underline(text: str, lines: list[tuple[int, int]], index: int) -> bool:
+    """A short title over a run of ``=`` or ``-`` shorter than it, a blank line after (D-Bus's README: "Security"
+    over "=="): Markdown reads any length as an underline, and a title's words make it no table rule."""
+    title = text[slice(*lines[index])].strip()
+    below = text[slice(*lines[index + 1])].strip() if index + 1 < len(lines) else ""
+    after = text[slice(*lines[index + 2])].strip() if index + 2 < len(lines) else ""
+    return (bool(_SHORT_UNDERLINE.match(below)) and not after and len(title.split()) <= 8 and title[:1].isupper()
+            and not title.endswith((".", ",", ";", ":")))
 
 
 def _entries(text: str, lines: list[tuple[int, int]], rules: dict[str, list[int]],
@@ -296,7 +308,7 @@ def _document_title(document: Document, text: str, headings: list[Heading]) -> s
     if headings and not text[:headings[0].start].strip():
         return headings[0].title
     first_line = next((line for line in map(_title_text, text[:4000].splitlines()) if line), "")
-    if _COPYRIGHT_LINE.match(first_line):
+    if _COPYRIGHT_LINE.match(first_line) or first_line.endswith(":"):  # an owner, or a lead-in to a list
         return _named_line(document, text) or Path(document.id).name
     if 0 < len(first_line) <= MAX_HEADING and not (first_line.endswith("?") and _a_faq(text)):
         return first_line
@@ -306,7 +318,8 @@ def _document_title(document: Document, text: str, headings: list[Heading]) -> s
 def _named_line(document: Document, text: str) -> str:
     """The first short line standing alone (the next one blank) that names what the file's own name says
     ("dateutil - Extensions to the standard Python datetime module" in ``python-dateutil-LICENSE.txt``), for a
-    text that opens with a copyright notice, which says who owns the text and not what it is."""
+    text that opens with a copyright notice, which says who owns the text and not what it is, or with a line that
+    leads in to a list ("Sections in this file describe:")."""
     stem = _words(Path(document.id).stem) - _GENERIC_FILE_WORDS
     raw = text[:4000].splitlines()
     for i, line in enumerate(map(_title_text, raw)):
@@ -317,8 +330,10 @@ def _named_line(document: Document, text: str) -> str:
 
 
 def _words(text: str) -> set[str]:
-    """The words of three letters or more in ``text``, case folded."""
-    return {w.casefold() for w in re.findall(r"[^\W\d_]{3,}", text)}
+    """The words of three letters or more in ``text``, case folded; a hyphenated name also as one word ("D-Bus"
+    names ``dbus-README.txt``)."""
+    words = re.findall(r"[^\W\d_]+(?:-[^\W\d_]+)*", text)
+    return {w.casefold() for word in words for w in (word.replace("-", ""), *word.split("-")) if len(w) >= 3}
 
 
 def _a_faq(text: str) -> bool:

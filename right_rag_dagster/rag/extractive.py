@@ -61,6 +61,7 @@ _ASKS_FOR = re.compile(r"\b(?:what|which|whose|how\s+many|how\s+much)\s+((?:[\w.
 _CONTINUES = re.compile(r"^(?:instead|however|otherwise|therefore|thus|hence|then|also|in (?:that|this|such) case|"
                         r"for\s+(?:this|that|these|those)\s+reasons?|as\s+a\s+result|consequently|because\s+of\s+(?:this|that)|"
                         r"to\s+(?:do|avoid|prevent|fix|solve|achieve|accomplish|work\s+around|enable|disable)\s+(?:so|this|that|it)\b|"
+                        r"to\s+[a-z]+(?:\s+(?:around|out\s+of))?\s+(?:this|that|these|those)(?:\s+[a-z]+)?(?=\s*,)|"
                         r"(?:doing|having\s+done)\s+(?:so|this|that)|in\s+(?:this|that)\s+(?:way|event|situation)|"
                         r"(?:it|they|this|these|those|such|that)\b(?!\s+(?:is|are)\s+(?:a|an|the)\b))\b", re.I)
 """How a sentence that continues the previous one opens (it refers back to it, or qualifies it)."""

@@ -157,7 +157,8 @@ def test_extractive_quote_takes_the_sentence_that_continues_or_completes_the_bes
     assert "Other fields" not in text[quote.start:quote.end]
 
 
-@pytest.mark.parametrize("opening", ["To avoid this, we", "To do so, we", "Doing so, we", "In this way, we"])
+@pytest.mark.parametrize("opening", ["To avoid this, we", "To do so, we", "Doing so, we", "In this way, we",
+                                     "To break this cycle, we", "To get around that, we"])
 def test_extractive_quote_takes_the_sentence_that_says_what_to_do_about_the_last_one(opening: str) -> None:
     """nghttp2's documentation README: the sentence that opens "To avoid this, ..." is the answer the two before it
     lead up to."""

@@ -220,13 +220,13 @@ def _debian_changes(text: str, start: int, end: int, temporal: str) -> list:
         if not line.strip():
             blank = True
             continue
-        if credit := _AUTHOR.match(line):  # "[ Michael Biebl ]": the items below are theirs
-            author, blank = credit.group(1), True
-            continue
         indent = len(line) - len(line.lstrip())
         item = _ITEM.match(line)
         current = groups[-1] if groups else None
         inside = current is not None and current[2] is not None and indent >= current[2]
+        if not inside and (credit := _AUTHOR.match(line)):  # "[ Michael Biebl ]": the items below are theirs
+            author, blank = credit.group(1), True
+            continue
         if inside or (current is not None and current[2] is None and not blank and not item):
             current[1] = line_end
         else:

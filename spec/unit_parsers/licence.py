@@ -178,15 +178,29 @@ def _front_matter(text: str, start: int, end: int, title: str) -> list:
         notice_end += 1
     nodes = [H.Node("title", title, blocks[0][0], blocks[notice_end - 1][1], "title", role="notice")]
     rest = blocks[notice_end:]
+    cuts = [i for i, block in enumerate(rest) if i and _underlined_title(text[slice(*block)])]
     if rest:
-        first = text[slice(*rest[0])].strip()
+        head = rest[:cuts[0]] if cuts else rest
+        first = text[slice(*head[0])].strip()
         titled = "\n" not in first and len(first) <= 40
         topic = first if titled else "Introduction"
-        start_, end_ = rest[0][0], rest[-1][1]
+        start_, end_ = head[0][0], head[-1][1]
         role = H.heading_role(topic) if titled else None
         nodes.append(H.Node("preamble" if titled else "introduction", topic, start_, end_,
                             "preamble" if titled else "introduction", role=role or "rationale"))
+    seen: dict[str, int] = {}
+    for cut, next_cut in zip(cuts, [*cuts[1:], len(rest)]):  # "Alternative licenses" over "----" (psycopg2's)
+        topic = text[slice(*rest[cut])].split("\n", 1)[0].strip()
+        nodes.append(H.Node(H.unique_key(topic, seen), topic, rest[cut][0], rest[next_cut - 1][1], "preamble",
+                            role=H.heading_role(topic) or "rationale", attributes={"heading": topic}))
     return nodes
+
+
+def _underlined_title(block: str) -> bool:
+    """A block that is a short title over a line of ``-`` or ``=`` (an unnumbered heading before the terms)."""
+    lines = block.strip().split("\n")
+    return (len(lines) == 2 and 0 < len(lines[0].strip()) <= 60 and bool(re.fullmatch(r"[ \t]*([=-])\1{2,}[ \t]*",
+                                                                                     lines[1])))
 
 
 def _section_tree(text: str, headings: list[_Heading], end: int) -> list:

@@ -154,3 +154,16 @@ def test_a_capitalised_exception_after_the_terms_is_its_own_appendix(parse) -> N
     assert [u.topic for u in appendices] == ["How to Apply These Terms to Your New Programs",
                                              '"CLASSPATH" EXCEPTION TO THE GPL']
     assert "you are not obligated to do so" in appendices[1].raw_text
+
+
+def test_an_underlined_heading_before_the_terms_opens_its_own_unit(parse) -> None:
+    """psycopg2's licence (tests/fixtures/heldout20): "Alternative licenses" over a line of ``-``, which grants a
+    zlib-style licence for some files, was the tail of a 1,700-character introduction about the LGPL."""
+    document, units = parse("licence", REPO_ROOT / "tests" / "fixtures" / "heldout20" / "documents" /
+                            "psycopg2-LICENSE.txt")
+    check_tree(document, units)
+    alternative = next(u for u in units if u.topic == "Alternative licenses")
+    assert alternative.raw_text.startswith("Alternative licenses\n----")
+    assert "psycopg/adapter*.{h,c}" in alternative.raw_text
+    introduction = next(u for u in units if u.topic == "Introduction")
+    assert "Alternative licenses" not in introduction.raw_text

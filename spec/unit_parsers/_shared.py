@@ -59,8 +59,10 @@ def licence_title(text: str) -> str | None:
     lines = [line for line in lines if line]
     for index, line in enumerate(lines[:3]):
         if len(line) <= 80 and _LICENCE_TITLE.search(line):
-            if line[:1].islower() and index and len(lines[0].split()) <= 8 and not lines[0].endswith((".", ",", ":", ";")):
-                return lines[0]
+            opening = lines[0]
+            if (line[:1].islower() and index and len(opening.split()) <= 8
+                    and not opening.endswith((".", ",", ":", ";"))):
+                return opening
             following = lines[index + 1] if index + 1 < len(lines) else ""
             return f"{line}, {following}" if re.match(r"^Version\b", following) else line
     return None

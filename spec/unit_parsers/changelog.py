@@ -177,11 +177,11 @@ _SENTENCE_END = re.compile(r"[^\W\d_][\"')]?[.!?](?=\s)")
 
 
 def _debian_entries(text: str) -> list[re.Match[str]]:
-    """The entry headers of a Debian change log or news file: it opens with one and signs one; else []."""
-    entries = list(_DEBIAN_ENTRY.finditer(text))
-    if not entries or text[:entries[0].start()].strip() or not _DEBIAN_TRAILER.search(text):
+    """The entry headers of a Debian change log or news file: it opens with one and signs one; else []. Every
+    document routed is asked, so anything else is declined on its first line, not after a scan of all its text."""
+    if not _DEBIAN_ENTRY.match(text, len(text) - len(text.lstrip())) or not _DEBIAN_TRAILER.search(text):
         return []
-    return entries
+    return list(_DEBIAN_ENTRY.finditer(text))
 
 
 def _debian_log(document: Document, entries: list[re.Match[str]], parser: str) -> list[ParsedUnit]:

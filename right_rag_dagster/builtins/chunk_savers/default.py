@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from right_rag_dagster.core.hashing import to_jsonable
 from right_rag_dagster.core.interfaces import ChunkSaver
 from right_rag_dagster.core.model import Chunk
 from right_rag_dagster.store.files import document_file_name, write_json_atomic
@@ -19,7 +18,7 @@ class DefaultChunkSaver(ChunkSaver):
         return "default"
 
     def save_chunks(self, document_id: str, chunker: str, chunks: Sequence[Chunk], output_dir: Path) -> None:
-        payload = {"document_id": document_id, "chunker": chunker, "chunks": to_jsonable(list(chunks))}
+        payload = {"document_id": document_id, "chunker": chunker, "chunks": chunks}
         write_json_atomic(output_dir / "chunks" / chunker / document_file_name(document_id), payload)
 
     def delete_document(self, document_id: str, output_dir: Path) -> None:

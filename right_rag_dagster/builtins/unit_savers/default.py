@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from right_rag_dagster.core.hashing import to_jsonable
 from right_rag_dagster.core.interfaces import UnitSaver
 from right_rag_dagster.core.model import Unit
 from right_rag_dagster.store.files import document_file_name, write_json_atomic
@@ -19,7 +18,7 @@ class DefaultUnitSaver(UnitSaver):
         return "default"
 
     def save_units(self, document_id: str, units: Sequence[Unit], output_dir: Path) -> None:
-        payload = {"document_id": document_id, "units": to_jsonable(list(units))}
+        payload = {"document_id": document_id, "units": units}
         write_json_atomic(output_dir / "units" / document_file_name(document_id), payload)
 
     def delete_document(self, document_id: str, output_dir: Path) -> None:

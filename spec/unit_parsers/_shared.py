@@ -87,6 +87,33 @@ def is_info(text: str) -> bool:
     return False
 
 
+MIN_RELEASES = 3
+_RELEASE = re.compile(r"^(?=(?-i:[*\dA-Z]))\*?[ \t]*(?:[\w'’-]+[ \t]+){0,3}?(?:changes|news|new|version|release)\b"
+                      r"[^\n]{0,50}?"
+                      r"(?<![\w.])v?(?P<version>\d+(?:\.\d+)+[\w.~+-]*?)\b[^\n]{0,40}$", re.I | re.M)
+RELEASE_LOOKAHEAD = 5
+"""A release-notes file names a release in its first non-blank lines (after a title or a notice line or two)."""
+
+
+def release_headers(text: str) -> list[re.Match[str]]:
+    """The release headers of a NEWS file, or [] when it is none: it must name a release in its first
+    ``RELEASE_LOOKAHEAD`` non-blank lines and have at least ``MIN_RELEASES`` headers. Each is an unindented line of
+    at most 90 characters followed by a blank line (or the end)."""
+    first = [m for m in re.finditer(r"^[^\S\n]*\S[^\n]*$", text[:4000], re.M)][:RELEASE_LOOKAHEAD]
+    if not any(_is_release(text, m.start()) for m in first):
+        return []
+    headers = [m for m in _RELEASE.finditer(text) if _is_release(text, m.start())]
+    return headers if len(headers) >= MIN_RELEASES else []
+
+
+def _is_release(text: str, start: int) -> bool:
+    """Whether the line at ``start`` is a release header: it starts with a capital, a digit or ``*`` (not the second
+    line of a sentence), and a blank line follows it."""
+    lines = text[start:start + 400].split("\n", 2)
+    line, after = lines[0], (lines[1] if len(lines) > 1 else "")
+    return len(line.strip()) <= 90 and bool(_RELEASE.fullmatch(line)) and not after.strip()
+
+
 def man_page_header(text: str) -> re.Match[str] | None:
     """The header of a man page rendering on its first non-blank line (``GZIP(1) General Commands Manual
     GZIP(1)``): the man-page parser takes such documents, the manual parsers decline them."""

@@ -12,6 +12,11 @@ Also accepts a text that opens with a Debian change-log entry (``openssh (1:9.2p
 and signs at least one with a `` -- Name <address>  date`` line: one ``version`` unit per entry (version,
 distribution, urgency, date), holding a ``change`` unit per ``*`` item (its indented continuation paragraphs
 included) and per paragraph outside items.
+
+Also accepts release notes as GNU-style ``NEWS`` files write them: a text whose first lines include a release header
+(``Changes in version 2.7.6:``, ``Noteworthy changes in release 9.1 (2022-04-15)``, ``Version 0.21 - July 2020``),
+with at least three such headers, each an unindented line followed by a blank line: one ``version`` unit per header
+holding a ``change`` per ``*`` item and per paragraph, as in a Debian change log.
 """
 
 from __future__ import annotations
@@ -58,7 +63,7 @@ class ChangelogParser(UnitParser):
         name = Path(document.id).name.lower()
         if document.page_starts or document.metadata.get("format", "text") != "text" or "copyright" in name:
             return False
-        if _debian_entries(document.text):
+        if _debian_entries(document.text) or H.release_headers(document.text):
             return True
         headings = _headings(document.text)
         versions = sum(1 for h in headings if _VERSION.search(h.text))
@@ -69,6 +74,8 @@ class ChangelogParser(UnitParser):
         if entries := _debian_entries(text):
             return _debian_log(document, entries, self.parser_name)
         headings = _headings(text)
+        if not any(_VERSION.search(h.text) for h in headings) and (releases := H.release_headers(text)):
+            return _release_notes(document, releases, self.parser_name)
         versions = [h for h in headings if _VERSION.search(h.text)]
         if len(versions) < MIN_VERSIONS:
             raise DocumentRejected(document.id, f"change log with {len(versions)} underlined 'Version X.Y' headings "
@@ -248,3 +255,37 @@ def _debian_changes(text: str, start: int, end: int, temporal: str) -> list:
                                role=H.text_role(body, legal=False), temporal=temporal,
                                attributes={"author": by} if by else {}))
     return children
+
+
+def _release_notes(document: Document, headers: list[re.Match[str]], parser: str) -> list[ParsedUnit]:
+    """A title or introduction before the first header, then one ``version`` unit per release header."""
+    text = document.text
+    title = _news_title(document, text[:headers[0].start()])
+    info = H.DocumentInfo(title=title, label=title, parser=parser)
+    seen: dict[str, int] = {}
+    units = []
+    if text[:headers[0].start()].strip():
+        start, end = H.trim(text, 0, headers[0].start())
+        units.append(H.to_parsed(document, info, H.Node("front matter", "Front matter", start, end, "front_matter",
+                                                        role="notice")))
+    ends = [header.start() for header in headers[1:]] + [len(text)]
+    for header, region_end in zip(headers, ends):
+        start, end = H.trim(text, header.start(), region_end)
+        heading, version = header.group(0).strip(), header.group("version")
+        temporal = f"{title}, {heading.lstrip('* ').rstrip(':')}"
+        node = H.Node(H.unique_key(version, seen), heading.lstrip("* ").rstrip(":"), start, end, "version",
+                      attributes={"heading": heading, "version": version}, temporal=temporal)
+        node.children = _debian_changes(text, header.end(), end, temporal)
+        units.append(H.to_parsed(document, info, node))
+    return units
+
+
+def _news_title(document: Document, front: str) -> str:
+    """The first line before the releases when it is short and names no release ("GNU grep NEWS"), else the file's
+    name ("patch NEWS")."""
+    line = next((ln.strip() for ln in front.splitlines() if ln.strip()), "")
+    line = re.sub(r"\s*-\*-.*?-\*-.*$", "", line).strip()  # an Emacs mode line: "-*- outline -*-"
+    if line and len(line) <= 60 and not line.endswith((".", ",")) and not re.search(r"\d\.\d", line):
+        return line
+    stem = re.sub(r"[-_.]+", " ", Path(document.id).stem).strip()
+    return stem if re.search(r"news|change", stem, re.I) else f"{stem} NEWS"

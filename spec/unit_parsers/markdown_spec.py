@@ -24,6 +24,9 @@ H = load_helper(__file__, "_shared.py")
 MIN_SECTIONS = 3
 CHROME_CHARS = 200
 """At most this many characters between two ``#`` headings when the first is a site's name, not the title."""
+LEAD_CHARS = 300
+"""A document without a ``#`` heading that has this many characters of prose before its first heading (a README
+that opens with a logo and a paragraph) has no title heading: its first heading is a section."""
 _HEADING = re.compile(r"^(?P<hashes>#{1,6})[ \t]+(?P<text>\S.*?)[ \t#]*$", re.M)
 _NUMBERED = re.compile(r"^(?:(?:Chapter|Appendix)[ \t\u00a0]+)?(?P<num>\d+(?:\.\d+)*)\.?[ \t\u00a0]+(?P<title>\S.*)$")
 _TOC_LINE = re.compile(r"^[ \t]*[-*+][ \t]+\[.*\]\(#[^)]*\)")
@@ -54,12 +57,12 @@ class MarkdownSpecParser(UnitParser):
     def parse_document(self, document: Document) -> Iterable[ParsedUnit]:
         text = document.text
         headings, numbered = _section_headings(text)
-        first = _title_index(headings)
+        first = _title_index(headings, text)
         if len(numbered) < MIN_SECTIONS:
             raise DocumentRejected(document.id, f"Markdown with {len(numbered)} headings after its title (need "
                                                 f"{MIN_SECTIONS}, like '## 1. Introduction'); no section structure")
-        title = _plain(headings[first].group("text"))
-        version = _VERSION.search(text, 0, numbered[0][0].start())
+        title = _plain(headings[first].group("text")) if first >= 0 else _lead_title(text, document.id)
+        version = _VERSION.search(text, 0, numbered[0][0].start()) if first >= 0 else None
         info = H.DocumentInfo(title=title, label=f"{title}, {version.group(0)}" if version else title,
                               parser=self.parser_name)
         nodes = _front_matter(text, numbered[0][0].start()) + _sections(text, numbered)
@@ -73,22 +76,36 @@ def _section_headings(text: str) -> tuple[list[re.Match[str]], list[tuple[re.Mat
     numbered = [(m, _NUMBERED.match(_plain(m.group("text")))) for m in headings]
     numbered = [(m, n) for m, n in numbered if n]
     if len(numbered) < MIN_SECTIONS and headings:
-        numbered = _by_level(headings[_title_index(headings) + 1:])
+        numbered = _by_level(headings[_title_index(headings, text) + 1:])
     return headings, numbered
 
 
-def _title_index(headings: list[re.Match[str]]) -> int:
+def _title_index(headings: list[re.Match[str]], text: str) -> int:
     """The title heading: the first ``#`` heading, or the last of a run of them (a web page converted to Markdown
     opens with its site's chrome: "## Keyboard shortcuts", "# The rustc book", then the page's "# Target Tier
-    Policy", less than ``CHROME_CHARS`` after the book's); without ``#`` headings, the first heading."""
+    Policy", less than ``CHROME_CHARS`` after the book's); without ``#`` headings, the first heading, unless
+    ``LEAD_CHARS`` of text come before it (then -1: no heading is the title)."""
     levels = [len(m.group("hashes")) for m in headings]
     if 1 not in levels:
-        return 0
+        lead = len(text[:headings[0].start()].strip()) if headings else 0
+        return -1 if lead >= LEAD_CHARS else 0
     index = levels.index(1)
     while (index + 1 < len(levels) and levels[index + 1] == 1
            and headings[index + 1].start() - headings[index].end() <= CHROME_CHARS):
         index += 1
     return index
+
+
+def _lead_title(text: str, document_id: str) -> str:
+    """A document's name from its opening when no heading gives it: a logo's ``alt`` text ("Zstandard") or the
+    bold term that starts the first paragraph ("**Zstandard**, or `zstd` ..."), else the file's name."""
+    lead = text[:LEAD_CHARS]
+    logo = r"^\s*(?:<[^>]*>\s*)*<img\b[^>]*\balt=\"(?P<name>[^\"]{2,60})\""
+    bold = r"^(?:\s*(?:<[^>]*>|!\[[^\]]*\]\([^)]*\)|<!-- image -->))*\s*(?:\*\*|__)(?P<name>[^*_\n]{2,60})(?:\*\*|__)"
+    for pattern in (logo, bold):
+        if (match := re.match(pattern, lead)) and re.search(r"[^\W\d_]", match.group("name")):
+            return match.group("name").strip()
+    return re.sub(r"[-_.]+", " ", Path(document_id).stem).strip()
 
 
 def _by_level(headings: list[re.Match[str]]) -> list[tuple[re.Match[str], re.Match[str]]]:

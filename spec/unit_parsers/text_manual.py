@@ -45,15 +45,22 @@ _STATUS = re.compile(r"^(?:(?:working|public|proposed|preliminary|final|internal
 it is."""
 
 
+OVERLINE_SLACK = 8
+"""An overlined heading's lines are at most this many characters longer than its text."""
+_COMMAND = re.compile(r"[|$={};<>]|\s--?\w|/\S")
+
+
 @dataclass(frozen=True)
 class _Heading:
-    """A heading: span of its lines (underline included), title, numbering (None when unnumbered), underline mark."""
+    """A heading: span of its lines (underline included), title, numbering (None when unnumbered), underline mark,
+    and whether a line of the same mark is over it too (a reStructuredText document title)."""
 
     start: int
     end: int
     title: str
     numbering: str | None
     mark: str | None
+    overlined: bool = False
 
 
 class TextManualParser(UnitParser):
@@ -71,6 +78,8 @@ class TextManualParser(UnitParser):
             return False
         if H.is_info(document.text):
             return False  # a GNU Info manual: info_manual.py reads its nodes
+        if H.release_headers(document.text):
+            return False  # release notes ("Changes in version 2.7.6:"): changelog.py reads them
         return H.licence_title(document.text) is None and _structure_problem(_headings(document.text)) is None
 
     def parse_document(self, document: Document) -> Iterable[ParsedUnit]:
@@ -79,7 +88,9 @@ class TextManualParser(UnitParser):
         problem = _structure_problem(headings)
         if problem:
             raise DocumentRejected(document.id, problem)
-        title_heading = headings[0] if headings[0].numbering is None and not text[:headings[0].start].strip() else None
+        first = headings[0]
+        opens = first.overlined or not text[:first.start].strip()  # a reStructuredText title may follow a note
+        title_heading = first if first.numbering is None and opens else None
         body = [h for h in headings if h is not title_heading]
         title = title_heading.title if title_heading else _title_line(text, body[0].start, document.id)
         version = _VERSION.search(text, 0, body[0].start)
@@ -114,11 +125,19 @@ def _candidates(text: str, standalone: bool) -> list[_Heading]:
         below = text[slice(*lines[index + 1])].strip() if index + 1 < len(lines) else ""
         lead = len(line) - len(line.lstrip())
         numbered = _NUMBERED.match(stripped)
+        overline = False
         if standalone:
             ok = not above and not below and numbered is not None and (
                 lead <= MAX_LEAD or numbered.group("prefix") is not None)
         else:
-            ok = bool(_UNDERLINE.match(below)) and len(below) >= len(stripped) - 2 and not above
+            # reStructuredText's title, a line over and under it about as long as it (72 dashes around a line
+            # are separators, as in text exports of FAQs; dashes around a command delimit an AsciiDoc listing)
+            overline = (bool(above) and above == below and bool(_UNDERLINE.match(above))
+                        and len(above) <= len(stripped) + OVERLINE_SLACK and not _COMMAND.search(stripped)
+                        and (index < 2 or not text[slice(*lines[index - 2])].strip()))
+            ok = bool(_UNDERLINE.match(below)) and len(below) >= len(stripped) - 2 and (not above or overline)
+            if ok and overline:
+                start, lead = lines[index - 1][0], 0
         if not ok:
             continue
         end = end if standalone else lines[index + 1][1]
@@ -129,9 +148,10 @@ def _candidates(text: str, standalone: bool) -> list[_Heading]:
                 continue
             previous = numbers
             title = " ".join(f"{numbered.group('num')}. {numbered.group('title')}".split())
-            found.append(_Heading(start + lead, end, title, numbered.group("num"), None if standalone else below[0]))
+            found.append(_Heading(start + lead, end, title, numbered.group("num"), None if standalone else below[0],
+                                  overline))
         elif not standalone:
-            found.append(_Heading(start + lead, end, " ".join(stripped.split()), None, below[0]))
+            found.append(_Heading(start + lead, end, " ".join(stripped.split()), None, below[0], overline))
     return found
 
 
@@ -151,19 +171,35 @@ def _structure_problem(headings: list[_Heading]) -> str | None:
 def _title_line(text: str, end: int, document_id: str) -> str:
     """The opening line when it reads like a title; otherwise the first line before the body that does and shares
     a word with the file name (a Sphinx text export opens with a sentence about where its HTML version is, and
-    names itself in its navigation lines); else the opening line. A status banner ("DRAFT FOR REVIEW") is skipped."""
-    lines = [" ".join(line.split()).strip("*-•» ") for line in text[:end].splitlines() if line.strip()]
-    lines = [line for line in lines if not _STATUS.match(line)] or lines
-    if not lines:
+    names itself in its navigation lines; a list item that runs on, a ``Field: value`` line or a
+    lead-in ending in a colon is no title); else the file's name when the text opens with
+    a copyright notice ("numpy LICENSE"), or the opening line. A status banner ("DRAFT FOR REVIEW") is skipped."""
+    every = text[:end].splitlines()
+    raw = [(line.strip(), every[n + 1].strip() if n + 1 < len(every) else "")
+           for n, line in enumerate(every) if line.strip()]
+    lines = [" ".join(line.split()).strip("*-•» ") for line, _ in raw]
+    # a list item whose sentence runs on ("* Neither the name of the NumPy Developers nor the names of any")
+    items = {i for i, (line, after) in enumerate(raw) if _LIST_ITEM.match(line) and after[:1].islower()}
+    kept = [i for i, line in enumerate(lines) if not _STATUS.match(line)] or list(range(len(lines)))
+    if not kept:
         return ""
-    if _title_like(lines[0]):
-        return lines[0][:120]
+    if _title_like(lines[kept[0]]):
+        return lines[kept[0]][:120]
     stem_words = set(re.findall(r"[a-z]{3,}", Path(document_id).stem.lower()))
-    for line in lines[1:_TITLE_LOOKAHEAD]:
-        named = " ".join(line.replace("_", " ").split())
-        if _title_like(named) and stem_words & set(re.findall(r"[a-z]{3,}", named.lower())):
+    for i in kept[1:_TITLE_LOOKAHEAD]:
+        named = " ".join(lines[i].replace("_", " ").split())
+        words = set(re.findall(r"[a-z]{3,}", named.lower()))
+        lead_in = named.endswith(":") or bool(_FIELD.match(named))
+        if i not in items and not lead_in and _title_like(named) and stem_words & words:
             return named[:120]
-    return lines[0][:120]
+    if _COPYRIGHT.match(lines[kept[0]]):
+        return re.sub(r"[-_.]+", " ", Path(document_id).stem).strip()
+    return lines[kept[0]][:120]
+
+
+_LIST_ITEM = re.compile(r"^(?:[*\-•+]|\d+[.)]|[a-z][.)])\s")
+_FIELD = re.compile(r"^[A-Z][\w-]*:\s")
+_COPYRIGHT = re.compile(r"^(?:copyright\b|\(c\)|©)", re.I)
 
 
 def _title_like(line: str) -> bool:
@@ -223,6 +259,33 @@ def _sections(text: str, headings: list[_Heading]) -> list:
                                     role=role, attributes=attributes)))
     roots = H.nest(items)
     for root in roots:
+        _boxes(text, root)
         H.leaf_roles(text, root)
     return roots
+
+
+_BOX = re.compile(r"^┌─+[ \t]*$", re.M)
+
+
+def _boxes(text: str, node) -> None:
+    """A section that describes requests or events in boxes, as the X protocol specifications do (``┌───``, the
+    name, its fields, ``▶`` and the reply, ``└───``, then the description), gets one unit per box named by it."""
+    if node.children:
+        for child in node.children:
+            _boxes(text, child)
+        return
+    boxes = list(_BOX.finditer(text, node.start, node.end))
+    if not boxes:
+        return
+    kind = next((k for k in ("event", "request") if re.search(rf"\b{k}s?\b", node.topic, re.I)), "definition")
+    seen: dict[str, int] = {}
+    ends = [box.start() for box in boxes[1:]] + [node.end]
+    for box, region_end in zip(boxes, ends):
+        start, end = H.trim(text, box.start(), region_end)
+        name = re.match(r"\s*(\S[^\n:]*?)\s*(?:\n|$)", text[box.end():end])
+        if name is None or not re.fullmatch(r"[A-Za-z][\w-]*", name.group(1)):
+            continue  # a box of fields without a name line
+        term = name.group(1)
+        node.children.append(H.Node(H.unique_key(term, seen), term, start, end, kind,
+                                    attributes={"heading": term, "defined_term": term}))
 

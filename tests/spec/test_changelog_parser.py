@@ -89,3 +89,35 @@ def test_a_text_that_does_not_open_with_a_debian_entry_is_declined(spec_registry
     assert not parser.parser_can_handle_document(Document("changelog", "Notes\n\n" + entry, metadata={"format": "text"}))
     unsigned = entry.replace(" -- A B", " - A B")
     assert not parser.parser_can_handle_document(Document("changelog", unsigned, metadata={"format": "text"}))
+
+
+PATCH_NEWS = REPO_ROOT / "tests" / "fixtures" / "heldout21" / "documents" / "patch-NEWS.txt"
+
+
+def test_gnu_release_notes_have_a_version_per_header_and_a_change_per_item(parse, spec_registry) -> None:
+    """GNU patch's NEWS ("Changes in version 2.7.6:" over ``*`` items) went to the generic fallback as 73 paragraphs
+    titled "patch-NEWS.txt ¶N" (heldout21); the text-manual parser leaves release notes to this one."""
+    document, units = parse("policy-changelog", PATCH_NEWS)
+    check_tree(document, units)
+    assert compute_coverage(len(document.text), units).coverage_percent >= 95
+    printed = re.findall(r"(?m)^Changes (?:in|until) versions? ([\d.]+\w*)", document.text)
+    assert [u.attributes["version"] for u in units] == printed and len(printed) == 18
+    assert units[0].attributes["document_title"] == "patch NEWS" and units[0].topic == "Changes in version 2.7.6"
+    symlinks = units[1].subunits[0]
+    assert symlinks.raw_text.startswith("* There are users which expect patch to follow symbolic links")
+    assert symlinks.raw_text.endswith("leave the working directory.") and "2.7.5" in symlinks.temporal_topic
+    assert not spec_registry.create("unit_parsers", "text-manual").parser_can_handle_document(document)
+
+
+def test_release_notes_need_a_release_in_their_first_lines_and_three_headers(spec_registry) -> None:
+    parser = spec_registry.create("unit_parsers", "policy-changelog")
+    releases = "".join(f"Noteworthy changes in release 1.{n} (2024-0{n}-01)\n\n* fix {n}\n\n" for n in (3, 2, 1))
+    news = Document("NEWS", "GNU foo NEWS\n\n" + releases, metadata={"format": "text"})
+    assert parser.parser_can_handle_document(news)
+    two = releases.rsplit("Noteworthy", 1)[0]
+    assert not parser.parser_can_handle_document(Document("NEWS", two, metadata={"format": "text"}))
+    late = "Introduction\n\n" + "\n\n".join(f"Paragraph {n}." for n in range(6)) + "\n\n" + releases
+    assert not parser.parser_can_handle_document(Document("NEWS", late, metadata={"format": "text"}))
+    # the second line of a sentence that names a version is no header
+    prose = "".join(f"This release replaces the one before,\nthe previous version 1.{n}.\n\n" for n in range(4))
+    assert not parser.parser_can_handle_document(Document("NEWS", prose, metadata={"format": "text"}))

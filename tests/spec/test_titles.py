@@ -48,3 +48,39 @@ def test_a_licence_named_in_a_continued_sentence_is_titled_by_its_opening_line(p
     published", the second line of a sentence; its heading "psycopg2 and the LGPL" is the title."""
     _, units = parse("licence", HELDOUT20 / "psycopg2-LICENSE.txt")
     assert units[0].attributes["document_title"] == "psycopg2 and the LGPL"
+
+
+HELDOUT21 = REPO_ROOT / "tests" / "fixtures" / "heldout21" / "documents"
+
+
+def test_a_readme_that_opens_with_a_logo_and_prose_is_titled_by_its_name(parse) -> None:
+    """zstd's README has no ``#`` heading: a logo (alt "Zstandard"), a paragraph, then "## Benchmarks", which was
+    taken as the title, its section folded into the front matter and every passage headed "Benchmarks"."""
+    _, units = parse("markdown-spec", HELDOUT21 / "zstd-README.md")
+    assert units[0].attributes["document_title"] == "Zstandard"
+    assert [u.topic for u in units[:3]] == ["Front matter", "Benchmarks", "The case for Small Data compression"]
+
+
+def test_a_restructuredtext_title_over_and_under_lined_is_the_title(parse) -> None:
+    """pip's vendoring policy opens with "Vendoring Policy" between two lines of ``=``; it was titled by a list item
+    ("The versions of libraries vendored in pip **MUST** be reflected in")."""
+    _, units = parse("text-manual", HELDOUT21 / "pip-vendor-README.rst")
+    assert units[0].attributes["document_title"] == "Vendoring Policy" and units[0].attributes["unit_type"] == "title"
+    assert [u.topic for u in units[1:3]] == ["Rationale", "Modifications"]
+
+
+def test_a_licence_file_opening_with_a_copyright_notice_is_titled_by_its_file_name(parse) -> None:
+    """NumPy's wheel licence: no title line; a list item ("Neither the name of the NumPy Developers nor the names of
+    any"), a lead-in ending in a colon and a ``Files:`` field all named NumPy and were taken in turn."""
+    _, units = parse("text-manual", HELDOUT21 / "numpy-LICENSE.txt")
+    assert units[0].attributes["document_title"] == "numpy LICENSE"
+
+
+def test_dashed_separators_around_a_line_are_no_title(spec_registry) -> None:
+    """A FAQ exported to text puts 72 dashes over and under its chapter lines: they are separators, not a
+    reStructuredText title (Valgrind's FAQ stays with the generic parser, which reads its numbered questions)."""
+    from right_rag_dagster.core.model import Document
+
+    text = (HELDOUT21.parent.parent / "heldout17" / "documents" / "valgrind-FAQ.txt").read_text(encoding="utf-8")
+    parser = spec_registry.create("unit_parsers", "text-manual")
+    assert not parser.parser_can_handle_document(Document("valgrind-FAQ.txt", text, metadata={"format": "text"}))

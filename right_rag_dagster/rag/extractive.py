@@ -305,13 +305,25 @@ def score_passages(weights: dict[str, float], passages: Sequence[tuple[str, str]
             grounded = (1 - HEADING_WEIGHT) * own + HEADING_WEIGHT * share(words | heading_terms)
             sentences_.append(Sentence(number, start, end, own, grounded, frozenset(t for t in weights if t in words),
                                        bool(_CONTINUES.match(text[start:end])), heading_line,
-                                       text[start:end].rstrip().endswith(":"),
+                                       _introduces(text[start:end]),
                                        _defines(text[start:end], weights, total) if definition else 0.0,
                                        0.0 if heading_line else share(words | above) - own))
             if heading_line:
                 above = words
         scored.append(sentences_)
     return scored
+
+
+_ANNOUNCES = re.compile(r"\b(?:as\s+follows|the\s+following|(?:is|are)\s+(?:described|explained|shown)\s+below|"
+                        r"can\s+be\s+(?:solved|fixed|avoided|worked\s+around|remedied|overcome)\b(?![^.]*\bby\b))"
+                        r"[^.]*\.?\s*$", re.I)
+"""How a sentence that announces the next ends: it says a problem can be solved, or that the how follows."""
+
+
+def _introduces(sentence: str) -> bool:
+    """A sentence the next one completes: a lead-in ending in a colon, or one that announces it (``_ANNOUNCES``:
+    "Fortunately, this can be solved using a configuration-time option (for GCC).", then how)."""
+    return sentence.rstrip().endswith(":") or bool(_ANNOUNCES.search(sentence))
 
 
 def _faq_question_end(text: str) -> int:

@@ -242,6 +242,23 @@ def test_extractive_quote_takes_what_a_sentence_ending_in_a_colon_introduces() -
     assert "processed once" not in text[quote.start:quote.end]
 
 
+def test_extractive_quote_takes_the_how_that_a_sentence_announces() -> None:
+    """"Fortunately, this can be solved using a configuration-time option (for GCC)." says the fix follows: the
+    sentence that gives it joins the quote though it shares no word with the question (Helgrind's manual)."""
+    from right_rag_dagster.rag.extractive import _introduces, choose_quote, score_passages
+
+    text = ("The GNU OpenMP runtime library constructs its own synchronisation primitives using atomic instructions "
+            "and the futex syscall, which causes total chaos in the thread error checker. Fortunately, this can be "
+            "solved using a configuration-time option (for GCC). Rebuild GCC from source, and configure using "
+            "--disable-linux-futex. Other remarks follow. More remarks follow.")
+    weights = {"openmp": 3.0, "chao": 2.0, "thread": 1.0, "error": 1.0, "checker": 1.0, "usabl": 1.0}
+    quote = choose_quote(score_passages(weights, [(text, "")]), 600, 5, weights)
+    assert text[quote.start:quote.end].endswith("configure using --disable-linux-futex.")
+    assert "remarks" not in text[quote.start:quote.end]
+    assert not _introduces("This can be fixed by setting the variable.")  # says how itself
+    assert not _introduces("The options are listed in the manual.")
+
+
 def test_extractive_answers_a_definition_question_with_the_sentence_that_defines_the_term() -> None:
     """"What is an independent module?": the sentence that opens by saying what an independent module is answers,
     though another sentence of the passage says more of the question's words."""

@@ -20,7 +20,7 @@ def stored_owners(store: Store, files: Sequence[DocumentFile]) -> dict[str, str 
     """Partition key -> the parser that owns the document in the store (None: rejected or never parsed)."""
     if not files or not store.exists():
         return {f.partition_key: None for f in files}
-    with store.read() as con:
+    with store.read(scan=True) as con:
         owners = content.document_owners(con, [f.document_id for f in files])
     return {f.partition_key: owners[f.document_id] for f in files}
 

@@ -81,7 +81,7 @@ def known_files(store: Store) -> dict[str, tuple[float, int, str]]:
     """(mtime, size, hash) per document id as last indexed, so unchanged files are not re-hashed."""
     if not store.exists():
         return {}
-    with store.read() as con:
+    with store.read(scan=True) as con:
         return scanned_files(con)
 
 
@@ -89,7 +89,7 @@ def plan_index(indexer: Indexer, store: Store, files: Sequence[DocumentFile]) ->
     """Compare the folder with the store without writing anything."""
     if not store.exists():
         return IndexPlan(tuple(files), (), (), ())
-    with store.read() as con:
+    with store.read(scan=True) as con:
         return _plan(indexer, con, files)
 
 
@@ -103,7 +103,7 @@ def scan_and_plan(indexer: Indexer, store: Store, documents_dir: Path | None = N
         scan = scan_folder(folder, {}, project.allow_outside_links)
         return scan.files, IndexPlan(tuple(scan.files), (), (), (), skipped=tuple(scan.skipped),
                                      outside=tuple(scan.outside))
-    with store.read() as con:
+    with store.read(scan=True) as con:
         scan = scan_folder(folder, scanned_files(con), project.allow_outside_links)
         plan = _plan(indexer, con, scan.files)
     return scan.files, replace(plan, skipped=tuple(scan.skipped), outside=tuple(scan.outside))
@@ -119,7 +119,7 @@ def refresh_pending(store: Store) -> bool:
     """Whether documents changed since the search indexes and audit report were last refreshed in full."""
     if not store.exists():
         return False
-    with store.read() as con:
+    with store.read(scan=True) as con:
         return _refresh_pending(con)
 
 

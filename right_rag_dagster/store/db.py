@@ -62,6 +62,8 @@ CHECKPOINT_WAL_BYTES = 16 * 2**20
 ``checkpoint_threshold`` is off: its checkpoint inside the commit cannot be tried again with more memory). Every
 open replays the log, at ~3 MB of memory and ~5 ms of CPU per MB of it: on a full index of the scale corpus, 16 MB
 spent 2.2 s of CPU opening and folding, 64 MB 4.1 s (opens at 28 MB of log on average)."""
+SCAN_MEMORY_MB = 32
+"""DuckDB's budget for an index run's scan-only reads (``Store.read(scan=True)``)."""
 DEFAULT_MEMORY_LIMIT = "128MB"
 """DuckDB's buffer pool; it spills to disk beyond it. Uncapped, DuckDB may take 80% of RAM: the 710-document
 index peaked at 741 MB RSS, 615 MB with 256 MB, 490 MB with 128 MB. Raise it with RIGHT_RAG_DUCKDB_MEMORY_LIMIT
@@ -227,10 +229,12 @@ class Store:
         """Where the store is, for messages."""
         return f"DuckLake {self.lake.describe()}" if self.lake else str(self.path)
 
-    def _open(self, read_only: bool, min_memory_mb: float = 0) -> duckdb.DuckDBPyConnection:
+    def _open(self, read_only: bool, min_memory_mb: float = 0, max_memory_mb: float = 0) -> duckdb.DuckDBPyConnection:
         deadline = time.monotonic() + self.lock_timeout
         delay = 0.005
         configured = memory_limit()
+        if max_memory_mb and megabytes(configured) > max_memory_mb:
+            configured = f"{int(max_memory_mb)}MiB"
         limit = literal(configured if megabytes(configured) >= min_memory_mb else f"{int(min_memory_mb)}MiB")
         key = self.path.resolve() if _sessions and not self.lake else None
         while True:
@@ -433,11 +437,14 @@ class Store:
             attached.close()
 
     @contextmanager
-    def read(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """A read-only connection (retrying while a writer holds the file)."""
+    def read(self, scan: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A read-only connection (retrying while a writer holds the file). ``scan``: the reads only scan and count
+        (an index run's plans, fingerprints and report), so DuckDB's budget is at most ``SCAN_MEMORY_MB``: what it
+        caches of the blocks it reads once is let go (a one-file change of a 7,100-file store kept up to DuckDB's
+        whole budget of them)."""
         if not self.exists():
             raise StoreError(f"no index at {self.describe()}: run `right-rag index` first")
-        con = self._open(read_only=True)
+        con = self._open(read_only=True, max_memory_mb=SCAN_MEMORY_MB if scan else 0)
         try:
             con.execute("SET enable_progress_bar = false")
             key = self.path.resolve() if _sessions and not self.lake else None

@@ -102,5 +102,5 @@ def read_report(right_rag: RightRagProject) -> AuditReport:
     store = right_rag.get_store()
     if not store.exists():
         store.ensure()
-    with store.read() as con:
+    with store.read(scan=True) as con:
         return build_audit_report(con, right_rag.get_project().pipeline.fallback_unit_parser_name)

@@ -117,7 +117,7 @@ def _embed(embedder: Embedder, texts: list[str], progress: Callable[[int], None]
 def _plan(store: Store, chunker: str, embedder: Embedder | None, hnsw_threshold: int,
           stats: dict[str, Any]) -> tuple[Bm25Plan, DensePlan | None] | None:
     """The changes to make (None, with ``stats`` filled in, when the indexes are current)."""
-    with store.read() as con:
+    with store.read(scan=True) as con:
         fingerprint = chunks_fingerprint(con, chunker)
         if _up_to_date(con, chunker, fingerprint, embedder, hnsw_threshold):
             stats.update(stored_stats(con, chunker))

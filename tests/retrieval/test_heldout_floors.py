@@ -58,8 +58,12 @@ fails here.
 - ``tests/fixtures/heldout20/``: 32 questions over 9 documents, ``heldout19/``'s 157 as distractors, written before any
   change of the eighteenth round: 0.66 / 0.84 / 0.722 before and after it; a tuning set in the nineteenth, 0.78 /
   0.94 / 0.833 at its end (Debian NEWS files, status banners and list lead-ins are no titles, short underlines).
+- ``tests/fixtures/heldout21/``: 32 questions over 9 documents, ``heldout20/``'s 166 as distractors, written before any
+  change of the nineteenth round: 0.50 / 0.69 / 0.582 before it, 0.50 / 0.69 / 0.580 after it (aggregates only); a
+  tuning set in the twentieth, 0.56 / 0.75 / 0.640 at its end (GNU release notes, reStructuredText titles, X
+  protocol request boxes, a README's logo and prose before its first heading).
 
-The sets run in the order of ``SETS`` (not sorted by name), so each of ``heldout7/`` to ``heldout20/`` adds only its
+The sets run in the order of ``SETS`` (not sorted by name), so each of ``heldout7/`` to ``heldout21/`` adds only its
 9 new documents to the shared project. The project parses in this process (``workers = 0``): a set's index then
 costs its new documents and the refresh, not a start of parsing workers that import the plugins and Docling again.
 """
@@ -95,6 +99,7 @@ SETS = {
     "heldout18": (32, {"hit@1": 0.62, "hit@5": 0.71, "mrr@10": 0.68}),
     "heldout19": (32, {"hit@1": 0.55, "hit@5": 0.70, "mrr@10": 0.61}),
     "heldout20": (32, {"hit@1": 0.70, "hit@5": 0.88, "mrr@10": 0.76}),
+    "heldout21": (32, {"hit@1": 0.52, "hit@5": 0.71, "mrr@10": 0.59}),
 }
 
 

@@ -439,9 +439,9 @@ class Store:
     @contextmanager
     def read(self, scan: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
         """A read-only connection (retrying while a writer holds the file). ``scan``: the reads only scan and count
-        (an index run's plans, fingerprints and report), so DuckDB's budget is at most ``SCAN_MEMORY_MB``: what it
-        caches of the blocks it reads once is let go (a one-file change of a 7,100-file store kept up to DuckDB's
-        whole budget of them)."""
+        ids, hashes and states (an index run's plans, fingerprints and report; never document or chunk texts), so
+        DuckDB's budget is at most ``SCAN_MEMORY_MB``: what it caches of the blocks it reads once is let go (a
+        one-file change of a 7,100-file store kept up to DuckDB's whole budget of them)."""
         if not self.exists():
             raise StoreError(f"no index at {self.describe()}: run `right-rag index` first")
         con = self._open(read_only=True, max_memory_mb=SCAN_MEMORY_MB if scan else 0)

@@ -20,7 +20,7 @@ def document_file_name(document_id: str) -> str:
 def write_json_atomic(path: Path, payload: dict[str, Any]) -> None:
     """Write ``payload`` as JSON to a temporary file and rename it into place, so readers never see half a file.
 
-    Values may be dataclasses (converted with ``to_jsonable``). A top-level list is written item by item: the
+    Values may be dataclasses (converted with ``to_jsonable``). A list (or tuple) value is written item by item: the
     text of a document with thousands of units is never one string (a 2 MB copyright file's units are 13 MB of
     JSON, and ``json.dumps`` held about five times that at once). The bytes are those of ``json.dumps``."""
     path.parent.mkdir(parents=True, exist_ok=True)

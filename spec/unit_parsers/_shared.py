@@ -107,11 +107,14 @@ def release_headers(text: str) -> list[re.Match[str]]:
 
 
 def _is_release(text: str, start: int) -> bool:
-    """Whether the line at ``start`` is a release header: it starts with a capital, a digit or ``*`` (not the second
-    line of a sentence), and a blank line follows it."""
+    """Whether the line at ``start`` is a release header: it starts with a capital, a digit or ``*``, and blank lines
+    (or the start of the text) come before and after it, so no line of a wrapped sentence is one ("fixed in\nRelease
+    2.0.1.")."""
     lines = text[start:start + 400].split("\n", 2)
     line, after = lines[0], (lines[1] if len(lines) > 1 else "")
-    return len(line.strip()) <= 90 and bool(_RELEASE.fullmatch(line)) and not after.strip()
+    before = text[max(0, text.rfind("\n", 0, max(start - 1, 0)) + 1):max(start - 1, 0)] if start else ""
+    return (len(line.strip()) <= 90 and bool(_RELEASE.fullmatch(line)) and not after.strip()
+            and not before.strip())
 
 
 def man_page_header(text: str) -> re.Match[str] | None:

@@ -63,18 +63,16 @@ class ChangelogParser(UnitParser):
         name = Path(document.id).name.lower()
         if document.page_starts or document.metadata.get("format", "text") != "text" or "copyright" in name:
             return False
-        if _debian_entries(document.text) or H.release_headers(document.text):
+        if _debian_entries(document.text):
             return True
-        headings = _headings(document.text)
-        versions = sum(1 for h in headings if _VERSION.search(h.text))
-        return versions >= MIN_VERSIONS and versions * 2 >= len(headings)  # else a manual with a change-log part
+        return _underlined_log(_headings(document.text)) or bool(H.release_headers(document.text))
 
     def parse_document(self, document: Document) -> Iterable[ParsedUnit]:
         text = document.text
         if entries := _debian_entries(text):
             return _debian_log(document, entries, self.parser_name)
         headings = _headings(text)
-        if not any(_VERSION.search(h.text) for h in headings) and (releases := H.release_headers(text)):
+        if not _underlined_log(headings) and (releases := H.release_headers(text)):
             return _release_notes(document, releases, self.parser_name)
         versions = [h for h in headings if _VERSION.search(h.text)]
         if len(versions) < MIN_VERSIONS:
@@ -93,6 +91,13 @@ class ChangelogParser(UnitParser):
         for heading, end in zip(sections, ends):
             nodes.append(_section(text, heading, end, title, seen))
         return [H.to_parsed(document, info, node) for node in nodes]
+
+
+def _underlined_log(headings: list[_Heading]) -> bool:
+    """At least ``MIN_VERSIONS`` underlined headings name a version, and they are at least half of them (else a manual
+    with a change-log part, as policy.txt)."""
+    versions = sum(1 for h in headings if _VERSION.search(h.text))
+    return versions >= MIN_VERSIONS and versions * 2 >= len(headings)
 
 
 def _headings(text: str) -> list[_Heading]:

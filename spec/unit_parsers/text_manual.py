@@ -243,12 +243,14 @@ def _is_toc_block(block: str) -> bool:
 
 def _sections(text: str, headings: list[_Heading]) -> list:
     """Sections nested by numbering (unnumbered underlined headings by their underline's rank)."""
-    ranks = {mark: rank for rank, mark in enumerate(dict.fromkeys(h.mark for h in headings if not h.numbering), 1)}
+    # a mark over and under a heading ranks apart from the same mark under one (reStructuredText's styles)
+    styles = dict.fromkeys((h.mark, h.overlined) for h in headings if not h.numbering)
+    ranks = {style: rank for rank, style in enumerate(styles, 1)}
     items: list[tuple[int, object]] = []
     ends = [h.start for h in headings[1:]] + [len(text)]
     seen: dict[str, int] = {}
     for heading, region_end in zip(headings, ends):
-        level = len(heading.numbering.split(".")) if heading.numbering else ranks[heading.mark]
+        level = len(heading.numbering.split(".")) if heading.numbering else ranks[(heading.mark, heading.overlined)]
         start, end = H.trim(text, heading.start, region_end)
         attributes = {"heading": heading.title}
         if heading.numbering:

@@ -118,6 +118,19 @@ def test_release_notes_need_a_release_in_their_first_lines_and_three_headers(spe
     assert not parser.parser_can_handle_document(Document("NEWS", two, metadata={"format": "text"}))
     late = "Introduction\n\n" + "\n\n".join(f"Paragraph {n}." for n in range(6)) + "\n\n" + releases
     assert not parser.parser_can_handle_document(Document("NEWS", late, metadata={"format": "text"}))
-    # the second line of a sentence that names a version is no header
+    # a line of a wrapped sentence that names a version is no header, whatever its case
     prose = "".join(f"This release replaces the one before,\nthe previous version 1.{n}.\n\n" for n in range(4))
     assert not parser.parser_can_handle_document(Document("NEWS", prose, metadata={"format": "text"}))
+    wrapped = "".join(f"This bug was fixed in\nRelease 2.0.{n}.\n\n" for n in range(4))
+    assert not parser.parser_can_handle_document(Document("NEWS", wrapped, metadata={"format": "text"}))
+
+
+def test_release_notes_with_an_underlined_version_heading_are_accepted_and_parsed(spec_registry) -> None:
+    """Accepting and parsing decide alike: one underlined "Version 0.9" among release headers is no underlined
+    change log (three are needed), so the release headers give the tree instead of a rejection."""
+    parser = spec_registry.create("unit_parsers", "policy-changelog")
+    releases = "".join(f"Changes in version 1.{n}:\n\n* fix {n}\n\n" for n in (3, 2, 1))
+    document = Document("NEWS", releases + "Version 0.9\n===========\n\n* beta\n", metadata={"format": "text"})
+    assert parser.parser_can_handle_document(document)
+    units = list(parser.parse_document(document))
+    assert [u.topic for u in units] == ["Changes in version 1.3", "Changes in version 1.2", "Changes in version 1.1"]

@@ -84,3 +84,14 @@ def test_dashed_separators_around_a_line_are_no_title(spec_registry) -> None:
     text = (HELDOUT21.parent.parent / "heldout17" / "documents" / "valgrind-FAQ.txt").read_text(encoding="utf-8")
     parser = spec_registry.create("unit_parsers", "text-manual")
     assert not parser.parser_can_handle_document(Document("valgrind-FAQ.txt", text, metadata={"format": "text"}))
+
+
+def test_an_overlined_heading_ranks_apart_from_one_underlined_with_the_same_mark(parse) -> None:
+    """pkg_resources' guide puts ``-`` over and under "API Reference" and under its sections only: the sections
+    nest under it, their subsections under them."""
+    _, units = parse("text-manual", REPO_ROOT / "tests" / "fixtures" / "heldout12" / "documents" / "pkg_resources.rst")
+    assert [u.topic for u in units] == ["Package Discovery and Resource Access using ``pkg_resources``", "Overview",
+                                        "API Reference"]
+    working_set = next(u for u in units[2].subunits if u.topic == "``WorkingSet`` Objects")
+    assert [u.topic for u in working_set.subunits][:2] == ["Basic ``WorkingSet`` Methods",
+                                                          "``WorkingSet`` Methods and Attributes"]

@@ -110,3 +110,5 @@ def test_scan_only_reads_keep_a_small_budget_and_the_next_read_gets_the_configur
             assert _budget_mb(con) == pytest.approx(configured, rel=0.01)
         with store.read(scan=True) as con:
             assert _budget_mb(con) <= store_db.SCAN_MEMORY_MB
+        with store.write() as con:  # and a write after it has the configured budget again
+            assert _budget_mb(con) == pytest.approx(configured, rel=0.01)

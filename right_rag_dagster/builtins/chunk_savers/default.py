@@ -18,7 +18,7 @@ class DefaultChunkSaver(ChunkSaver):
         return "default"
 
     def save_chunks(self, document_id: str, chunker: str, chunks: Sequence[Chunk], output_dir: Path) -> None:
-        payload = {"document_id": document_id, "chunker": chunker, "chunks": chunks}
+        payload = {"document_id": document_id, "chunker": chunker, "chunks": list(chunks)}
         write_json_atomic(output_dir / "chunks" / chunker / document_file_name(document_id), payload)
 
     def delete_document(self, document_id: str, output_dir: Path) -> None:

@@ -18,7 +18,7 @@ class DefaultUnitSaver(UnitSaver):
         return "default"
 
     def save_units(self, document_id: str, units: Sequence[Unit], output_dir: Path) -> None:
-        payload = {"document_id": document_id, "units": units}
+        payload = {"document_id": document_id, "units": list(units)}
         write_json_atomic(output_dir / "units" / document_file_name(document_id), payload)
 
     def delete_document(self, document_id: str, output_dir: Path) -> None:

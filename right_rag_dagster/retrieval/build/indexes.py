@@ -117,11 +117,12 @@ def _embed(embedder: Embedder, texts: list[str], progress: Callable[[int], None]
 def _plan(store: Store, chunker: str, embedder: Embedder | None, hnsw_threshold: int,
           stats: dict[str, Any]) -> tuple[Bm25Plan, DensePlan | None] | None:
     """The changes to make (None, with ``stats`` filled in, when the indexes are current)."""
-    with store.read(scan=True) as con:
+    with store.read(scan=True) as con:  # a fingerprint and a lookup: nothing to keep cached
         fingerprint = chunks_fingerprint(con, chunker)
         if _up_to_date(con, chunker, fingerprint, embedder, hnsw_threshold):
             stats.update(stored_stats(con, chunker))
             return None
+    with store.read() as con:  # the changed chunks' texts, under the configured budget
         pending = PendingChunks.for_chunker(con, chunker)
         return (plan_bm25(pending, con, fingerprint),
                 plan_dense(pending, con, embedder, fingerprint, hnsw_threshold) if embedder else None)

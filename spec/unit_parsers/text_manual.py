@@ -211,7 +211,8 @@ def _title_like(line: str) -> bool:
 def _front_matter(text: str, end: int, title: str, title_heading: _Heading | None) -> list:
     """Title and notices, then the table of contents (a run of numbered entries) as a navigation unit."""
     blocks = H.paragraphs(text, 0, end)
-    toc = [i for i, (s, e) in enumerate(blocks) if _is_toc_block(text[s:e])]
+    components = len(_COMPONENT.findall(text, 0, end)) >= 2  # a list of licences: no contents in it
+    toc = [] if components else [i for i, (s, e) in enumerate(blocks) if _is_toc_block(text[s:e])]
     regions = []
     if toc:
         first, last = toc[0], toc[-1]
@@ -229,7 +230,47 @@ def _front_matter(text: str, end: int, title: str, title_heading: _Heading | Non
             nodes.append(H.Node(key, topic, start, stop, unit_type, role=role, attributes={"heading": topic}))
     if title_heading and nodes and nodes[0].key == "front matter":
         nodes[0].unit_type, nodes[0].attributes["heading"] = "title", title_heading.title
+    for node in nodes:
+        _components(text, node)
     return nodes
+
+
+_COMPONENT = re.compile(r"^Name:[ \t]+(?P<name>\S[^\n]*?)[ \t]*\n(?=[A-Z][\w-]*:)", re.M)
+_LICENSE_FIELD = re.compile(r"^License:[ \t]+(?P<licence>\S[^\n]*?)[ \t]*$", re.M)
+
+
+def _stanza_end(text: str, start: int, end: int) -> int:
+    """Where a stanza that starts before ``start`` ends: at its first line that is neither a field nor indented."""
+    for line_start, line_end in H.line_spans(text, start, end):
+        line = text[line_start:line_end]
+        if line.strip() and line[:1] not in (" ", "\t") and not re.match(r"[A-Z][\w-]*:", line):
+            return line_start
+    return end
+
+
+def _components(text: str, node) -> None:
+    """The bundled components a binary's licence file lists (NumPy's wheel: ``Name: OpenBLAS``, ``Files:``,
+    ``Description:``, ``Availability:``, ``License: BSD-3-Clause`` and the licence's text indented under it), two or
+    more: a ``component`` unit each, named by its ``Name``, with its ``License`` field. The last stanza ends at its
+    first line that is neither a field nor indented; what follows ("Full text of license texts referred to above
+    follows ...") is a unit of its own."""
+    starts = list(_COMPONENT.finditer(text, node.start, node.end))
+    if len(starts) < 2:
+        return
+    seen: dict[str, int] = {}
+    ends = [m.start() for m in starts[1:]] + [node.end]
+    for match, region_end in zip(starts, ends):
+        stop = region_end if region_end < node.end else _stanza_end(text, match.end(), region_end)
+        start, end = H.trim(text, match.start(), stop)
+        name = match.group("name")
+        attributes = {"heading": name, "defined_term": name}
+        if licence := _LICENSE_FIELD.search(text, start, end):
+            attributes["licence"] = licence.group("licence")
+        node.children.append(H.Node(H.unique_key(name, seen), name, start, end, "component", attributes=attributes))
+    start, end = H.trim(text, node.children[-1].end, node.end)
+    if end > start:  # what follows the list is the document's (a parent's own text is what precedes its children)
+        node.children.append(H.Node("after components", "After the bundled components", start, end, "front_matter",
+                                    attributes={"heading": "After the bundled components"}))
 
 
 def _is_toc_block(block: str) -> bool:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import islice
+from pathlib import Path
 from typing import Any
 
 from right_rag_dagster.core.model import Document, ParsedUnit
@@ -87,6 +89,12 @@ def is_info(text: str) -> bool:
     return False
 
 
+def file_title(document_id: str) -> str:
+    """The file's name as a title, when the text names itself nowhere: its stem with ``-``, ``_`` and ``.`` as spaces
+    ("numpy-LICENSE.txt" gives "numpy LICENSE")."""
+    return re.sub(r"[-_.]+", " ", Path(document_id).stem).strip()
+
+
 MIN_RELEASES = 3
 _RELEASE = re.compile(r"^(?=(?-i:[*\dA-Z]))\*?[ \t]*(?:[\w'’-]+[ \t]+){0,3}?(?:changes|news|new|version|release)\b"
                       r"[^\n]{0,50}?"
@@ -99,7 +107,7 @@ def release_headers(text: str) -> list[re.Match[str]]:
     """The release headers of a NEWS file, or [] when it is none: it must name a release in its first
     ``RELEASE_LOOKAHEAD`` non-blank lines and have at least ``MIN_RELEASES`` headers. Each is an unindented line of
     at most 90 characters followed by a blank line (or the end)."""
-    first = [m for m in re.finditer(r"^[^\S\n]*\S[^\n]*$", text[:4000], re.M)][:RELEASE_LOOKAHEAD]
+    first = islice(re.finditer(r"^[^\S\n]*\S[^\n]*$", text[:4000], re.M), RELEASE_LOOKAHEAD)
     if not any(_is_release(text, m.start()) for m in first):
         return []
     headers = [m for m in _RELEASE.finditer(text) if _is_release(text, m.start())]
@@ -112,7 +120,7 @@ def _is_release(text: str, start: int) -> bool:
     2.0.1.")."""
     lines = text[start:start + 400].split("\n", 2)
     line, after = lines[0], (lines[1] if len(lines) > 1 else "")
-    before = text[max(0, text.rfind("\n", 0, max(start - 1, 0)) + 1):max(start - 1, 0)] if start else ""
+    before = text[text.rfind("\n", 0, start - 1) + 1:start - 1] if start else ""  # the line above, newline excluded
     return (len(line.strip()) <= 90 and bool(_RELEASE.fullmatch(line)) and not after.strip()
             and not before.strip())
 

@@ -265,20 +265,22 @@ def _debian_changes(text: str, start: int, end: int, temporal: str) -> list:
 def _release_notes(document: Document, headers: list[re.Match[str]], parser: str) -> list[ParsedUnit]:
     """A title or introduction before the first header, then one ``version`` unit per release header."""
     text = document.text
-    title = _news_title(document, text[:headers[0].start()])
+    front = text[:headers[0].start()]
+    title = _news_title(document, front)
     info = H.DocumentInfo(title=title, label=title, parser=parser)
     seen: dict[str, int] = {}
     units = []
-    if text[:headers[0].start()].strip():
-        start, end = H.trim(text, 0, headers[0].start())
+    if front.strip():
+        start, end = H.trim(text, 0, len(front))
         units.append(H.to_parsed(document, info, H.Node("front matter", "Front matter", start, end, "front_matter",
                                                         role="notice")))
     ends = [header.start() for header in headers[1:]] + [len(text)]
     for header, region_end in zip(headers, ends):
         start, end = H.trim(text, header.start(), region_end)
         heading, version = header.group(0).strip(), header.group("version")
-        temporal = f"{title}, {heading.lstrip('* ').rstrip(':')}"
-        node = H.Node(H.unique_key(version, seen), heading.lstrip("* ").rstrip(":"), start, end, "version",
+        topic = heading.lstrip("* ").rstrip(":")
+        temporal = f"{title}, {topic}"
+        node = H.Node(H.unique_key(version, seen), topic, start, end, "version",
                       attributes={"heading": heading, "version": version}, temporal=temporal)
         node.children = _debian_changes(text, header.end(), end, temporal)
         units.append(H.to_parsed(document, info, node))
@@ -292,5 +294,5 @@ def _news_title(document: Document, front: str) -> str:
     line = re.sub(r"\s*-\*-.*?-\*-.*$", "", line).strip()  # an Emacs mode line: "-*- outline -*-"
     if line and len(line) <= 60 and not line.endswith((".", ",")) and not re.search(r"\d\.\d", line):
         return line
-    stem = re.sub(r"[-_.]+", " ", Path(document.id).stem).strip()
+    stem = H.file_title(document.id)
     return stem if re.search(r"news|change", stem, re.I) else f"{stem} NEWS"

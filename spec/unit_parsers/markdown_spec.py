@@ -105,7 +105,7 @@ def _lead_title(text: str, document_id: str) -> str:
     for pattern in (logo, bold):
         if (match := re.match(pattern, lead)) and re.search(r"[^\W\d_]", match.group("name")):
             return match.group("name").strip()
-    return re.sub(r"[-_.]+", " ", Path(document_id).stem).strip()
+    return H.file_title(document_id)
 
 
 def _by_level(headings: list[re.Match[str]]) -> list[tuple[re.Match[str], re.Match[str]]]:

@@ -193,12 +193,14 @@ def _title_line(text: str, end: int, document_id: str) -> str:
         if i not in items and not lead_in and _title_like(named) and stem_words & words:
             return named[:120]
     if _COPYRIGHT.match(lines[kept[0]]):
-        return re.sub(r"[-_.]+", " ", Path(document_id).stem).strip()
+        return H.file_title(document_id)
     return lines[kept[0]][:120]
 
 
 _LIST_ITEM = re.compile(r"^(?:[*\-•+]|\d+[.)]|[a-z][.)])\s")
-_FIELD = re.compile(r"^[A-Z][\w-]*:\s")
+_FIELD_NAME = r"[A-Z][\w-]*:"
+"""A ``Field:`` name at a line's start, as in a stanza (``License: BSD-3-Clause``)."""
+_FIELD = re.compile(rf"^{_FIELD_NAME}\s")
 _COPYRIGHT = re.compile(r"^(?:copyright\b|\(c\)|©)", re.I)
 
 
@@ -235,7 +237,7 @@ def _front_matter(text: str, end: int, title: str, title_heading: _Heading | Non
     return nodes
 
 
-_COMPONENT = re.compile(r"^Name:[ \t]+(?P<name>\S[^\n]*?)[ \t]*\n(?=[A-Z][\w-]*:)", re.M)
+_COMPONENT = re.compile(rf"^Name:[ \t]+(?P<name>\S[^\n]*?)[ \t]*\n(?={_FIELD_NAME})", re.M)
 _LICENSE_FIELD = re.compile(r"^License:[ \t]+(?P<licence>\S[^\n]*?)[ \t]*$", re.M)
 
 
@@ -243,7 +245,7 @@ def _stanza_end(text: str, start: int, end: int) -> int:
     """Where a stanza that starts before ``start`` ends: at its first line that is neither a field nor indented."""
     for line_start, line_end in H.line_spans(text, start, end):
         line = text[line_start:line_end]
-        if line.strip() and line[:1] not in (" ", "\t") and not re.match(r"[A-Z][\w-]*:", line):
+        if line.strip() and line[:1] not in (" ", "\t") and not re.match(_FIELD_NAME, line):
             return line_start
     return end
 

@@ -116,7 +116,7 @@ def find_headings(text: str) -> list[Heading]:
         if atx:
             found.append(Heading(start, end, atx.group(2), f"atx{len(atx.group(1))}"))
         elif not above and (_UNDERLINE.match(below) and len(below) >= max(3, len(stripped) - 2)
-                            or _short_underline(text, lines, index)):
+                            or _short_underline(stripped, below, text, lines, index)):
             number = _NUMBERED.match(stripped)
             found.append(Heading(start + len(line) - len(line.lstrip()), lines[index + 1][1], stripped,
                                  f"underline{below[0]}", number.group("num") if number else None))
@@ -137,11 +137,10 @@ def find_headings(text: str) -> list[Heading]:
     return sorted(found + _entries(text, lines, rules, {h.start for h in found}), key=lambda h: h.start)
 
 
-def _short_underline(text: str, lines: list[tuple[int, int]], index: int) -> bool:
-    """A short title over a run of ``=`` or ``-`` shorter than it, a blank line after (D-Bus's README: "Security"
-    over "=="): Markdown reads any length as an underline, and a title's words make it no table rule."""
-    title = text[slice(*lines[index])].strip()
-    below = text[slice(*lines[index + 1])].strip() if index + 1 < len(lines) else ""
+def _short_underline(title: str, below: str, text: str, lines: list[tuple[int, int]], index: int) -> bool:
+    """A short ``title`` (line ``index``) over a run of ``=`` or ``-`` shorter than it (``below``), a blank line after
+    (D-Bus's README: "Security" over "=="): Markdown reads any length as an underline, and a title's words make it no
+    table rule."""
     after = text[slice(*lines[index + 2])].strip() if index + 2 < len(lines) else ""
     return (bool(_SHORT_UNDERLINE.match(below)) and not after and len(title.split()) <= 8 and title[:1].isupper()
             and not title.endswith((".", ",", ";", ":")))

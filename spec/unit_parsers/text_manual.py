@@ -319,18 +319,18 @@ def _boxes(text: str, node) -> None:
         for child in node.children:
             _boxes(text, child)
         return
-    boxes = list(_BOX.finditer(text, node.start, node.end))
-    if not boxes:
-        return
+    named = []
+    for box in _BOX.finditer(text, node.start, node.end):
+        name = re.match(r"\s*(\S[^\n:]*?)[ \t]*(?:\n|$)", text[box.end():node.end])
+        if name is not None and re.fullmatch(r"[A-Za-z][\w-]*", name.group(1)):
+            named.append((box.start(), name.group(1)))
+    # a box of fields without a name line stays with the named box before it (text between a parent's children
+    # would be in no chunk)
     kind = next((k for k in ("event", "request") if re.search(rf"\b{k}s?\b", node.topic, re.I)), "definition")
     seen: dict[str, int] = {}
-    ends = [box.start() for box in boxes[1:]] + [node.end]
-    for box, region_end in zip(boxes, ends):
-        start, end = H.trim(text, box.start(), region_end)
-        name = re.match(r"\s*(\S[^\n:]*?)\s*(?:\n|$)", text[box.end():end])
-        if name is None or not re.fullmatch(r"[A-Za-z][\w-]*", name.group(1)):
-            continue  # a box of fields without a name line
-        term = name.group(1)
+    ends = [start for start, _ in named[1:]] + [node.end]
+    for (box_start, term), region_end in zip(named, ends):
+        start, end = H.trim(text, box_start, region_end)
         node.children.append(H.Node(H.unique_key(term, seen), term, start, end, kind,
                                     attributes={"heading": term, "defined_term": term}))
 

@@ -24,3 +24,22 @@ def test_each_request_and_event_box_is_a_unit_with_its_description(parse) -> Non
     events = find_unit(units, "9")
     assert [(u.topic, u.attributes["unit_type"]) for u in events.subunits] == [
         ("DRI2BufferSwapComplete", "event"), ("DRI2InvalidateBuffers", "event")]
+
+
+def test_a_box_without_a_name_stays_with_the_named_box_before_it(spec_registry) -> None:
+    """Text between a parent's children is in no chunk (a parent's chunks are its text before the first child), so
+    a box of bare fields after a request belongs to that request's unit."""
+    from right_rag_dagster.core.model import Document
+    from right_rag_dagster.core.units import build_units
+
+    text = ("Overview\n========\n\nA protocol.\n\nTypes\n=====\n\nNone.\n\nRequests\n========\n\n"
+            "┌───\n    FooQuery\n\twindow: WINDOW\n└───\n\n\tAsks for foo.\n\n"
+            "┌───\n\tcount: CARD32\n└───\n\n\tThe count above.\n\n"
+            "┌───\n    BarQuery\n└───\n\n\tAsks for bar.\n")
+    document = Document("proto.txt", text, metadata={"format": "text"})
+    parser = spec_registry.create("unit_parsers", "text-manual")
+    units = build_units(document, parser.parse_document(document), parser.parser_name)
+    requests = next(u for u in units if u.topic == "Requests")
+    foo, bar = requests.subunits
+    assert (foo.topic, bar.topic) == ("FooQuery", "BarQuery")
+    assert foo.raw_text.endswith("The count above.") and bar.raw_text.endswith("Asks for bar.")

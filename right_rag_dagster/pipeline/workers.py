@@ -37,15 +37,20 @@ JOBS_PER_WORKER = 1
 """A worker is sent a job only when it waits for one: were it sent a second while it sends an outcome, both
 ends could block on full pipes. The dispatcher thread sends the next job as soon as an outcome arrives."""
 PREFETCH_JOBS = 64
-PREFETCH_BYTES = 4 * 2**20
-"""Jobs queued for the workers ahead of the ones they hold, per worker, while their files add up to at most this
-many bytes: the caller pulls outcomes between writing batches, and with one job queued a worker sat idle for
-the whole of each batch's write (seconds on a DuckLake: its commit writes Parquet files and a catalog snapshot,
-and every document's events go to Dagster's storage), so one writer's process and its worker took turns
-instead of overlapping. Queued jobs are planned (their stored state read) when queued, as before. With 8 jobs
-queued a worker still waited through most of a batch's write (a full index of the sample project over the scale
-corpus used 1.1 cores of 2); with 64 it parses the next batch meanwhile: 46.0 -> 37.4-41.3 s, same peak
-(docs/performance.md, eighth round); 256 was no faster."""
+PREFETCH_OUTCOME_BYTES = 16 * 2**20
+"""Jobs queued for the workers ahead of the ones they hold, per worker, while the outcomes they will return add up
+to at most this many bytes (``DocumentOutcome.size_bytes``; a job's is estimated from its file's size and the bytes
+per file byte of the outcomes so far, ``FIRST_OUTCOME_RATIO`` until the first arrives): the caller pulls outcomes
+between writing batches, and with one job queued a worker sat idle for the whole of each batch's write (seconds on
+a DuckLake: its commit writes Parquet files and a catalog snapshot, and every document's events go to Dagster's
+storage), so one writer's process and its worker took turns instead of overlapping. Queued jobs are planned (their
+stored state read) when queued, as before. With 8 jobs queued a worker still waited through most of a batch's write
+(a full index of the sample project over the scale corpus used 1.1 cores of 2); with 64 it parses the next batch
+meanwhile: 46.0 -> 37.4-41.3 s, same peak (docs/performance.md, eighth round); 256 was no faster. The outcomes of
+the queued jobs wait in the main process while it writes a batch, so they are bounded by what they hold, not by
+their files' size: the sample project's parsers return 6.8 bytes per byte of a copyright file (median; the 2 MB
+Boost file's outcome is 10 MB, 15.6 MB pickled), while a PDF's text and units are a fraction of its file."""
+FIRST_OUTCOME_RATIO = 8.0
 
 
 def _worker_main(conn: Connection) -> None:
@@ -198,26 +203,33 @@ class WorkerPool:
         caller may plan them (and read the store) between outcomes."""
         self.start()
         pending = iter(jobs)
-        in_flight, queued_bytes = 0, 0
+        in_flight, queued_bytes = 0, 0.0
+        expected: dict[str, float] = {}  # the outcome bytes estimated for each job in flight, by document
         exhausted = False
         held = len(self._workers) * JOBS_PER_WORKER
         most = len(self._workers) * (JOBS_PER_WORKER + PREFETCH_JOBS)
+        bound = len(self._workers) * PREFETCH_OUTCOME_BYTES
+        file_bytes, outcome_bytes = 0, 0  # of the outcomes so far: their ratio estimates the next ones'
         while True:
-            while not exhausted and (in_flight <= held or (in_flight < most and queued_bytes < PREFETCH_BYTES)):
+            while not exhausted and (in_flight <= held or (in_flight < most and queued_bytes < bound)):
                 job = next(pending, None)
                 if job is None:
                     exhausted = True
                     break
                 self._inbox.put(job)
+                ratio = outcome_bytes / file_bytes if file_bytes else FIRST_OUTCOME_RATIO
+                expected[job.file.document_id] = job.file.size * ratio
                 in_flight += 1
-                queued_bytes += job.file.size
+                queued_bytes += job.file.size * ratio
             if in_flight == 0:
                 return
             kind, payload = self._outbox.get()
             if kind == "error":
                 raise payload
             in_flight -= 1
-            queued_bytes -= payload.file.size
+            queued_bytes = max(0.0, queued_bytes - expected.pop(payload.file.document_id, 0.0))
+            file_bytes += payload.file.size
+            outcome_bytes += payload.size_bytes
             yield payload
 
     def close(self) -> None:

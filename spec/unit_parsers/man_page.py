@@ -179,14 +179,29 @@ def _entries(text: str, lines: list[tuple[int, int]]) -> list:
             pieces.append((stop, following, False))
     nodes = []
     seen: dict[str, int] = {}
+    lead_in = _lead_in(text[content[0][0]:content[starts[0][0] - 1][1]]) if starts[0][0] else None
     for first, stop, is_entry in pieces:
         start, end = H.trim(text, content[first][0], content[stop - 1][1])
         term = " ".join(text[slice(*content[first])].split())
         if is_entry:
-            nodes.append(_entry_node(term, start, end, seen))
+            node = _entry_node(term, start, end, seen)
+            if node.unit_type == "list_item" and lead_in:
+                node.attributes["lead_in"] = lead_in  # read (and found) with the item, as a licence's clauses
+            nodes.append(node)
         else:
             nodes.append(H.Node(H.unique_key("paragraph", seen), "Paragraph", start, end, "paragraph"))
+            lead_in = _lead_in(text[start:end])
     return nodes
+
+
+def _lead_in(text: str) -> str | None:
+    """The sentence that introduces the list after ``text`` ("The format begins with a 44-byte header containing
+    the following fields:"), if its last sentence ends in a colon."""
+    flat = re.sub(r"(?<=\w)[\u2010\u00ad] (?=[a-z])", "", " ".join(text.split()))  # "de‐ pend": man's hyphenation
+    if not flat.endswith(":"):
+        return None
+    sentence = re.split(r"(?<=[.;!?])\s+(?=[A-Z])", flat)[-1]
+    return sentence if len(sentence) <= 200 else f"{sentence[:150]} ... {sentence[-45:]}"
 
 
 def _adjacent(text: str, above: tuple[int, int], below: tuple[int, int]) -> bool:

@@ -41,6 +41,18 @@ def _plain(markdown: str) -> str:
     return re.sub(r"[*_`]+", "", text).strip()
 
 
+def _heading_title(markdown: str) -> str:
+    """A title heading's text without the badges after the name: "pkgconf [![test](…/badge.svg)](…)", which Docling
+    renders "pkgconf <!-- image --> [test](…)", is "pkgconf" (what comes before the first image, if anything does)."""
+    image = _IMAGE.search(markdown)
+    if image and _plain(_IMAGE.sub("", markdown[:image.start()])):
+        markdown = markdown[:image.start()]
+    return _plain(_IMAGE.sub("", markdown))
+
+
+_IMAGE = re.compile(r"\[?!\[[^\]]*\]\([^)]*\)(?:\]\([^)]*\))?|<!-- image -->")
+
+
 class MarkdownSpecParser(UnitParser):
     """Markdown specifications, by numbered headings or else by heading level; rejects Markdown with too few."""
 
@@ -61,7 +73,7 @@ class MarkdownSpecParser(UnitParser):
         if len(numbered) < MIN_SECTIONS:
             raise DocumentRejected(document.id, f"Markdown with {len(numbered)} headings after its title (need "
                                                 f"{MIN_SECTIONS}, like '## 1. Introduction'); no section structure")
-        title = _plain(headings[first].group("text")) if first >= 0 else _lead_title(text, document.id)
+        title = _heading_title(headings[first].group("text")) if first >= 0 else _lead_title(text, document.id)
         version = _VERSION.search(text, 0, numbered[0][0].start()) if first >= 0 else None
         info = H.DocumentInfo(title=title, label=f"{title}, {version.group(0)}" if version else title,
                               parser=self.parser_name)

@@ -19,6 +19,7 @@ from pathlib import Path
 from right_rag_dagster.core.interfaces import UnitParser
 from right_rag_dagster.core.model import Document, ParsedUnit
 from right_rag_dagster.core.registry import load_helper
+from right_rag_dagster.core.restructuredtext import only_comments
 from right_rag_dagster.errors import DocumentRejected
 
 H = load_helper(__file__, "_shared.py")
@@ -89,7 +90,8 @@ class TextManualParser(UnitParser):
         if problem:
             raise DocumentRejected(document.id, problem)
         first = headings[0]
-        opens = first.overlined or not text[:first.start].strip()  # a reStructuredText title may follow a note
+        # a reStructuredText title may follow a note, or a comment (a licence header)
+        opens = first.overlined or not text[:first.start].strip() or only_comments(text[:first.start])
         title_heading = first if first.numbering is None and opens else None
         body = [h for h in headings if h is not title_heading]
         title = title_heading.title if title_heading else _title_line(text, body[0].start, document.id)

@@ -9,6 +9,7 @@ import pytest
 from right_rag_dagster.builtins.unit_parsers.generic import GenericUnitParser
 from right_rag_dagster.core.coverage import compute_coverage
 from right_rag_dagster.core.model import Document
+from right_rag_dagster.core.restructuredtext import only_comments
 from right_rag_dagster.core.units import build_units, walk_units
 
 from ..spec.invariants import check_tree
@@ -81,6 +82,9 @@ def test_roman_numbered_chapters_of_a_plain_text_manual() -> None:
      "Copying Docutils"),
     (":orphan:\n\nPython 2 Sunset\n===============\n\nSince January 2020, Python 2 ...\n", "Python 2 Sunset"),
     ("##\n\n# The environment\n\nVariables are inherited.\n", "The environment"),
+    # a reStructuredText comment (a licence header) before the title, as over lazr.restfulclient's index.rst
+    ("..\n    This file is part of lazr.restfulclient.\n\n    It is free software.\n\nLAZR restfulclient\n"
+     "******************\n\nA client library.\n", "LAZR restfulclient"),
     # a first line that asks is the title, unless it opens a FAQ (two question lines over answers): the file's name
     ("What is Free Software?\n\nAn essay that asks once.\n\nAnd answers in prose.\n", "What is Free Software?"),
     ("Why?\n\nBecause.\n\nHow?\n\nLike this.\n", "doc.rst"),
@@ -211,3 +215,15 @@ def test_questions_join_their_answers_only(text: str, kinds: list[str], first: s
     check_tree(document, units)
     assert [u.attributes["unit_type"] for u in units] == kinds
     assert units[0].fulltext == first
+
+
+@pytest.mark.parametrize(("text", "comments"), [
+    ("..\n    This file is part of lazr.uri.\n\n    lazr.uri is free software.\n\n", True),
+    (".. a one-line comment\n.. and another\n", True),
+    (".. note::\n\n   Read this first.\n\n", False),  # a directive: its text is read
+    (".. include:: ../README.rst\n", False),
+    ("Some prose.\n\n..\n   a comment\n", False),
+    ("", False),
+])
+def test_restructuredtext_comments_hold_no_text(text: str, comments: bool) -> None:
+    assert only_comments(text) is comments

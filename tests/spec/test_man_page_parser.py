@@ -5,7 +5,7 @@ from __future__ import annotations
 from right_rag_dagster.core.model import Document
 from right_rag_dagster.core.units import walk_units
 
-from .conftest import FIXTURES
+from .conftest import FIXTURES, REPO_ROOT
 
 FAMILIES = FIXTURES / "families"
 
@@ -51,3 +51,16 @@ def test_declines_text_without_a_man_header(spec_registry) -> None:
     assert parser.parser_can_handle_document(Document("x.1.txt", "X(1)   User Commands   X(1)\n\n" + body))
     assert not parser.parser_can_handle_document(Document("x.txt", body))
     assert not parser.parser_can_handle_document(Document("x.txt", "X(1)   User Commands   X(1)\n\nIntro\n"))
+
+
+def test_list_items_carry_the_sentence_that_introduces_them(parse) -> None:
+    """tzfile(5) lists a header's fields under "The format begins with a 44-byte header containing the following
+    fields:"; each item is a unit of its own, and was read (and chunked) without it. man's hyphenation at a line's
+    end ("de‐ pend") is undone; a paragraph that leads in to nothing gives its items no lead-in."""
+    _, units = parse("man-page", REPO_ROOT / "tests" / "fixtures" / "heldout22" / "documents" / "tzfile.5.txt")
+    items = [u for u in walk_units(units) if u.attributes["unit_type"] == "list_item"]
+    magic = next(u for u in items if u.topic.startswith("The magic four-byte ASCII sequence"))
+    assert magic.attributes["lead_in"] == "The format begins with a 44-byte header containing the following fields:"
+    counts = next(u for u in items if u.topic.startswith("tzh_timecnt four-byte signed"))
+    assert counts.attributes["lead_in"].endswith("whose lengths depend on the contents of the header:")
+    assert "lead_in" not in next(u for u in items if u.topic.startswith("Six four-byte integer values")).attributes

@@ -95,3 +95,21 @@ def test_an_overlined_heading_ranks_apart_from_one_underlined_with_the_same_mark
     working_set = next(u for u in units[2].subunits if u.topic == "``WorkingSet`` Objects")
     assert [u.topic for u in working_set.subunits][:2] == ["Basic ``WorkingSet`` Methods",
                                                           "``WorkingSet`` Methods and Attributes"]
+
+
+HELDOUT22 = REPO_ROOT / "tests" / "fixtures" / "heldout22" / "documents"
+
+
+def test_a_readme_heading_with_badges_is_titled_by_the_name_before_them(parse) -> None:
+    """pkgconf's README opens with "# pkgconf [![test](…/badge.svg)](…)", which Docling renders "pkgconf <!-- image -->
+    [test](…)": every passage was headed "pkgconf <!-- image --> test"."""
+    _, units = parse("markdown-spec", HELDOUT22 / "pkgconf-README.md")
+    assert units[0].attributes["document_title"] == "pkgconf"
+
+
+def test_a_restructuredtext_title_after_a_licence_comment_is_the_title(parse) -> None:
+    """lazr.uri's ``index.rst`` opens with a reStructuredText comment (``..`` over its indented LGPL notice), then
+    "lazr.uri" over ``*``: it was titled "lazr.uri is free software: you can redistribute it and/or modify it"."""
+    _, units = parse("text-manual", HELDOUT22 / "lazr-uri-index.rst")
+    assert units[0].attributes["document_title"] == "lazr.uri" and units[0].attributes["unit_type"] == "title"
+    assert [u.topic for u in units[1:]] == ["The URI class", "Finding URIs in Text"]

@@ -23,6 +23,7 @@ from pathlib import Path
 from right_rag_dagster.core.faq import ANSWER, QUESTION, QUESTION_LINE
 from right_rag_dagster.core.interfaces import UnitParser
 from right_rag_dagster.core.model import Document, ParsedUnit
+from right_rag_dagster.core.restructuredtext import only_comments
 
 MAX_HEADING = 100
 _ATX = re.compile(r"^(#{1,6})[ \t]+(\S.*?)[ \t#]*$")
@@ -304,8 +305,8 @@ def _classify(text: str, start: int, block: str) -> tuple[str, str | None]:
 
 
 def _document_title(document: Document, text: str, headings: list[Heading]) -> str:
-    if headings and not text[:headings[0].start].strip():
-        return headings[0].title
+    if headings and (not text[:headings[0].start].strip() or only_comments(text[:headings[0].start])):
+        return headings[0].title  # a reStructuredText title may follow a comment (a licence header)
     first_line = next((line for line in map(_title_text, text[:4000].splitlines()) if line), "")
     if _COPYRIGHT_LINE.match(first_line) or first_line.endswith(":"):  # an owner, or a lead-in to a list
         return _named_line(document, text) or Path(document.id).name

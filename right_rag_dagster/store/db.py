@@ -64,10 +64,18 @@ open replays the log, at ~3 MB of memory and ~5 ms of CPU per MB of it: on a ful
 spent 2.2 s of CPU opening and folding, 64 MB 4.1 s (opens at 28 MB of log on average)."""
 SCAN_MEMORY_MB = 32
 """DuckDB's budget for an index run's scan-only reads (``Store.read(scan=True)``)."""
+SESSION_MEMORY_MB = 64
+"""DuckDB's budget in a session (``Store.session``: a run of a few documents), unless a write asks for more
+(``min_memory_mb``: a batch's budget grows with what it writes) or RIGHT_RAG_DUCKDB_MEMORY_LIMIT is set. What a
+run of one changed file reads (its plan, the index refresh's postings and terms) stays cached up to the budget, and
+a larger store has more to cache: a one-file run over the 10x corpus peaked at 309-319 MB against 228-230 MB at 1x
+(1.37x); at 64 MB, and with the log's fold letting go of the cache first (``_fold_log``), 270 MB against 226-232 MB
+(1.18x) (docs/performance.md, twenty-first round)."""
 DEFAULT_MEMORY_LIMIT = "128MB"
 """DuckDB's buffer pool; it spills to disk beyond it. Uncapped, DuckDB may take 80% of RAM: the 710-document
 index peaked at 741 MB RSS, 615 MB with 256 MB, 490 MB with 128 MB. Raise it with RIGHT_RAG_DUCKDB_MEMORY_LIMIT
 for much larger corpora (an out-of-memory error says so)."""
+MEMORY_LIMIT_VARIABLE = "RIGHT_RAG_DUCKDB_MEMORY_LIMIT"
 MEMORY_HINT = ("DuckDB ran out of its memory budget ({limit}); set RIGHT_RAG_DUCKDB_MEMORY_LIMIT higher "
                "(e.g. RIGHT_RAG_DUCKDB_MEMORY_LIMIT=1GB) to allow it more: {error}")
 
@@ -144,7 +152,7 @@ def _is_lock_error(exc: BaseException) -> bool:
 def memory_limit() -> str:
     """DuckDB's memory budget: RIGHT_RAG_DUCKDB_MEMORY_LIMIT (e.g. "512MB") or the default; it reaches SQL only
     once checked to be a size."""
-    value = os.environ.get("RIGHT_RAG_DUCKDB_MEMORY_LIMIT", DEFAULT_MEMORY_LIMIT)
+    value = os.environ.get(MEMORY_LIMIT_VARIABLE, DEFAULT_MEMORY_LIMIT)
     try:
         megabytes(value)
     except ConfigError:
@@ -232,11 +240,13 @@ class Store:
     def _open(self, read_only: bool, min_memory_mb: float = 0, max_memory_mb: float = 0) -> duckdb.DuckDBPyConnection:
         deadline = time.monotonic() + self.lock_timeout
         delay = 0.005
+        key = self.path.resolve() if _sessions and not self.lake else None
+        if key is not None and key in _sessions and MEMORY_LIMIT_VARIABLE not in os.environ:
+            max_memory_mb = min(max_memory_mb or SESSION_MEMORY_MB, SESSION_MEMORY_MB)
         configured = memory_limit()
         if max_memory_mb and megabytes(configured) > max_memory_mb:
             configured = f"{int(max_memory_mb)}MiB"
         limit = literal(configured if megabytes(configured) >= min_memory_mb else f"{int(min_memory_mb)}MiB")
-        key = self.path.resolve() if _sessions and not self.lake else None
         while True:
             try:
                 held = self._session_connection(key) if key is not None else None
@@ -386,8 +396,9 @@ class Store:
         In a session the connection is the file's only one and a fatal error would end it: there the checkpoint
         gets ``CHECKPOINT_MEMORY_MB`` at once."""
         if self.in_session():
-            if megabytes(memory_limit()) < CHECKPOINT_MEMORY_MB:
-                con.execute(f"SET memory_limit = '{CHECKPOINT_MEMORY_MB}MiB'")
+            # lowered first, DuckDB lets go of the blocks the run's reads cached: the checkpoint works without them
+            _set_memory_limit(con, f"'{min(FOLD_MEMORY_MB, megabytes(memory_limit())):.0f}MiB'")
+            con.execute(f"SET memory_limit = '{max(CHECKPOINT_MEMORY_MB, megabytes(memory_limit())):.0f}MiB'")
             con.execute("CHECKPOINT")
             return con
         try:

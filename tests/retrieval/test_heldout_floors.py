@@ -62,8 +62,12 @@ fails here.
   change of the nineteenth round: 0.50 / 0.69 / 0.582 before it, 0.50 / 0.69 / 0.580 after it (aggregates only); a
   tuning set in the twentieth, 0.59 / 0.78 / 0.673 at its end (GNU release notes, reStructuredText titles, X
   protocol request boxes, bundled components, a README's logo and prose before its first heading).
+- ``tests/fixtures/heldout22/``: 32 questions over 9 documents, ``heldout21/``'s 175 as distractors, written before any
+  change of the twentieth round: 0.56 / 0.78 / 0.659 before it, 0.62 / 0.84 / 0.721 after it (aggregates only); a
+  tuning set in the twenty-first, 0.62 / 0.84 / 0.721 at its end (titles without badges or licence comments, list
+  items with their lead-in: no question moved).
 
-The sets run in the order of ``SETS`` (not sorted by name), so each of ``heldout7/`` to ``heldout21/`` adds only its
+The sets run in the order of ``SETS`` (not sorted by name), so each of ``heldout7/`` to ``heldout22/`` adds only its
 9 new documents to the shared project. The project parses in this process (``workers = 0``): a set's index then
 costs its new documents and the refresh, not a start of parsing workers that import the plugins and Docling again.
 """
@@ -100,6 +104,7 @@ SETS = {
     "heldout19": (32, {"hit@1": 0.55, "hit@5": 0.70, "mrr@10": 0.61}),
     "heldout20": (32, {"hit@1": 0.70, "hit@5": 0.88, "mrr@10": 0.76}),
     "heldout21": (32, {"hit@1": 0.52, "hit@5": 0.71, "mrr@10": 0.59}),
+    "heldout22": (32, {"hit@1": 0.56, "hit@5": 0.78, "mrr@10": 0.65}),
 }
 
 

@@ -23,7 +23,10 @@ class Limits:
     document_seconds: float = 300.0  # load + parse + chunk of one document
     document_memory_mb: int = 2048  # resident memory of a worker while it processes one document
     file_mb: float = 256.0  # larger files are rejected without being read
-    batch_mb: float = 8.0  # text, units and chunks of the documents written in one transaction
+    # text, units and chunks of the documents written in one transaction (DuckDB's budget for it is 6x that): at 4
+    # the sample project's full index peaked at 446-471 MB, at 8 at 470-486 MB, in the same time (at 2, 14% slower);
+    # on the 10x corpus 536 MB against 573 MB, 2% slower (docs/performance.md, twenty-second round)
+    batch_mb: float = 4.0
     plugin_fault_share: float = 0.5  # a plugin that fails on, or shares a claim to, more documents stops the run
     plugin_fault_minimum: int = 3  # ... once it spoiled at least this many
 

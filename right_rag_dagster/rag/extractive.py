@@ -16,7 +16,10 @@ weigh ``FOCUS_WEIGHT`` times as much, and a heading line inside the passage (a r
 counts for ``UNDER_WEIGHT`` towards the sentences under it; so do the question sentences of a FAQ entry
 ("Q: ... A: ...") towards its answer. A record (a copyright stanza) is read as one sentence. A question term counts
 by its BM25 weight (a licence's every passage says "License"; few say "modified files"), and when passages are
-compared a passage's section path counts for half (a sentence under "3.18 /tmp: Temporary files" is about /tmp).
+compared a passage's section path counts for half (a sentence under "3.18 /tmp: Temporary files" is about /tmp). The
+words that name the passage's document ("double-conversion", "libogg") and the words of a web address do not count
+towards a sentence's own coverage: they say which document answers, not which sentence (the header stanza that names
+the package and links the format's "packaging-manuals" is not who did the Debian packaging).
 Rows of a table, dot leaders and other lines without prose (code, dot leaders) are never quoted (a sentence that
 holds one keeps its prose lines), a label line over an indented body (a man page's option or field name) is a heading
 of its own, and a "sentence" longer than ``MAX_SENTENCE`` (a long clause, a list without punctuation) is read in
@@ -25,11 +28,14 @@ pieces of whole lines up to ``PIECE`` characters.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..core.faq import ANSWER_LINE, OPENING_QUESTION, QUESTION
+from ..retrieval.searching.doc_names import DocumentNames
 from ..store import Store
 from .evidence import content_terms, passage_terms, sentences, term_weights
 
@@ -62,7 +68,7 @@ _CONTINUES = re.compile(r"^(?:instead|however|otherwise|therefore|thus|hence|the
                         r"for\s+(?:this|that|these|those)\s+reasons?|as\s+a\s+result|consequently|because\s+of\s+(?:this|that)|"
                         r"to\s+(?:do|avoid|prevent|fix|solve|achieve|accomplish|work\s+around|enable|disable)\s+(?:so|this|that|it)\b|"
                         r"to\s+[a-z]+(?:\s+(?:around|out\s+of))?\s+(?:this|that|these|those)(?:\s+[a-z]+)?(?=\s*,)|"
-                        r"(?:doing|having\s+done)\s+(?:so|this|that)|in\s+(?:this|that)\s+(?:way|event|situation)|"
+                        r"(?:doing|having\s+done)\s+(?:so|this|that)|in\s+(?:this|that)\s+(?:way|event|situation)|the\s+(?:latter|former)|"
                         r"(?:it|they|this|these|those|such|that)\b(?!\s+(?:is|are)\s+(?:a|an|the)\b))\b", re.I)
 """How a sentence that continues the previous one opens (it refers back to it, or qualifies it)."""
 
@@ -110,6 +116,9 @@ def answer_cue(question: str) -> re.Pattern[str] | None:
     return None
 
 
+_URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.IGNORECASE)
+"""An address in a sentence: its words (``debian.org/doc/packaging-manuals/copyright-format``) are no part of what
+the sentence says, so they do not count towards its coverage of the question."""
 _TABLE_LINE = re.compile(r"\|.*\||\.{4,}|(?:\. ){4,}|(?:\S+ {3,}){3,}|\t.*\t")
 _CODE = re.compile(r"\$[({]|[+:?]=|==|&&|\|\||[{};]\s*$|^\s*(?:if|ifeq|ifneq|endif|fi|export|#!)\b", re.MULTILINE)
 
@@ -277,14 +286,27 @@ def _tabular(sentence: str) -> bool:
             or letters < 0.6 * len("".join(sentence.split())))
 
 
+@functools.lru_cache(maxsize=4)
+def name_terms(names: tuple[DocumentNames, ...], most: int = 2) -> dict[str, set[str]]:
+    """Document id -> the terms of its names that the names of at most ``most`` documents hold ("ninja", not
+    "manual" or "extension"): every passage of a document is about them, so they say which document answers, not
+    which of its sentences (``score_passages``' ``known``)."""
+    terms = {d.document_id: passage_terms(" ".join(" ".join(name) for name in d.names)) for d in names}
+    counts = Counter(t for found in terms.values() for t in found)
+    return {doc: {t for t in found if counts[t] <= most} for doc, found in terms.items()}
+
+
 def score_passages(weights: dict[str, float], passages: Sequence[tuple[str, str]],
-                   definition: bool = False, cue: re.Pattern[str] | None = None) -> list[list[Sentence]]:
+                   definition: bool = False, cue: re.Pattern[str] | None = None,
+                   known: Sequence[set[str]] = ()) -> list[list[Sentence]]:
     """The prose sentences of each ``(text, section path)`` passage with their coverage of the question's terms
     (``weights``: term -> weight); ``grounded`` also counts the passage's section path, for half; ``under`` is what
     the last heading line above a sentence in the passage adds to its coverage ("ShowCursor" over "If the client has
     made no outstanding HideCursor requests a BadMatch error is generated"). With
     ``definition`` (the question asks what a term means), ``defines`` is the share of the question a sentence's
-    opening term weighs when the sentence defines it (``_DEFINES``) and every word of the term is a question word."""
+    opening term weighs when the sentence defines it (``_DEFINES``) and every word of the term is a question word.
+    ``known`` (per passage) are terms a sentence's own coverage leaves out: its document's names (``name_terms``);
+    the words of an address in a sentence never count (``_URL``)."""
     total = sum(weights.values())
 
     def share(words: set[str]) -> float:
@@ -293,12 +315,13 @@ def score_passages(weights: dict[str, float], passages: Sequence[tuple[str, str]
     scored = []
     for number, (text, heading) in enumerate(passages, start=1):
         heading_terms = passage_terms(heading)
+        names = known[number - 1] if number <= len(known) else set()
         sentences_ = []
         above: set[str] = set()
         asked = _faq_question_end(text)
         for start, end in prose_sentences(text):
-            words = passage_terms(text[start:end])
-            own = share(words)
+            words = passage_terms(_URL.sub(" ", text[start:end]))
+            own = share(words - names)
             if cue is not None and own > 0 and cue.search(text[start:end]):
                 own += CUE_SHARE
             heading_line = _is_heading(text[start:end]) or start < asked
@@ -307,7 +330,7 @@ def score_passages(weights: dict[str, float], passages: Sequence[tuple[str, str]
                                        bool(_CONTINUES.match(text[start:end])), heading_line,
                                        _introduces(text[start:end]),
                                        _defines(text[start:end], weights, total) if definition else 0.0,
-                                       0.0 if heading_line else share(words | above) - own))
+                                       0.0 if heading_line else share((words | above) - names) - own))
             if heading_line:
                 above = words
         scored.append(sentences_)

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from ..retrieval.hits import Hit
 from ..retrieval.searching.definitions import asks_for_definition
-from ..retrieval.searching.identity import document_names_of
+from ..retrieval.searching.identity import document_names_of, store_names
 from ..retrieval.settings import DEFAULT_MIN_COVERAGE
 from ..store import Store
 from .evidence import (
@@ -22,7 +22,15 @@ from .evidence import (
     document_passages,
     passage_terms,
 )
-from .extractive import Quote, answer_cue, choose_quote, question_weights, score_passages, second_quote
+from .extractive import (
+    Quote,
+    answer_cue,
+    choose_quote,
+    name_terms,
+    question_weights,
+    score_passages,
+    second_quote,
+)
 from .llm import LLM, make_llm
 from .model import NOT_FOUND, Citation, Generated
 from .prompts import build_messages, cited_numbers, says_not_found
@@ -79,8 +87,11 @@ class ExtractiveGenerator(Generator):
         texts = [sources.get(hit.chunk_id, (hit.text, None)) for hit in top]
         weights = question_weights(question, self.store if top else None, top[0].chunker if top else "")
         context = [self._context(hit) for hit in top]
+        # every passage of a document is about its names: they say which document, not which sentence, answers
+        named = name_terms(store_names(self.store)) if self.store is not None and top else {}
         scored = score_passages(weights, [(text, where) for (text, _), where in zip(texts, context)],
-                                definition=asks_for_definition(question), cue=answer_cue(question))
+                                definition=asks_for_definition(question), cue=answer_cue(question),
+                                known=[named.get(hit.document_id, set()) for hit in top])
         quote = choose_quote(scored, self.max_chars, self.max_sentences, weights)
         text, base = texts[quote.number - 1] if quote else ("", None)
         covered = coverage(terms, passage_terms(text + " " + context[quote.number - 1])) if quote else 0.0

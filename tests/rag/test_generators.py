@@ -496,3 +496,50 @@ def test_a_record_whose_first_field_asks_stays_one_record() -> None:
 
     text = "Comment: Is this right?\nLicense: GPL-2\nFiles: *"
     assert prose_sentences(text) == [(0, len(text))]
+
+
+def test_extractive_quote_takes_the_sentence_the_latter_refers_to() -> None:
+    """Python's email architecture: "The latter is used to represent a multipart MIME message." says nothing without
+    the sentence that names the two things."""
+    from right_rag_dagster.rag.extractive import choose_quote, score_passages
+
+    text = ("A payload can be one of two things: data, or a list of Message objects. The latter is used to represent "
+            "a multipart MIME message. Headers are kept in order. Other remarks follow.")
+    weights = {"multipart": 3.0, "mime": 2.0, "messag": 0.5, "repres": 1.0}
+    quote = choose_quote(score_passages(weights, [(text, "")]), 600, 2, weights)
+    assert text[quote.start:quote.end] == ("A payload can be one of two things: data, or a list of Message objects. "
+                                           "The latter is used to represent a multipart MIME message.")
+
+
+def test_extractive_sentences_do_not_count_the_words_of_an_address() -> None:
+    """A copyright file's header stanza links the format's "debian.org/doc/packaging-manuals": that is not who did
+    the Debian packaging."""
+    from right_rag_dagster.rag.extractive import choose_quote, score_passages
+
+    text = ("The format is described at https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/ online. "
+            "The Debian packaging was done by Jane Doe in 2012. Other remarks follow.")
+    weights = {"debian": 1.0, "packag": 1.5}
+    quote = choose_quote(score_passages(weights, [(text, "")]), 600, 1, weights)
+    assert text[quote.start:quote.end] == "The Debian packaging was done by Jane Doe in 2012."
+
+
+def test_extractive_sentences_do_not_count_the_names_of_their_document() -> None:
+    """Tcl's README: the question names the language ("Tcl"), which every sentence of its README names too; the
+    sentence that says what may be done with it answers, not the one that says its name most."""
+    from right_rag_dagster.rag.extractive import choose_quote, name_terms, score_passages
+    from right_rag_dagster.retrieval.searching.doc_names import document_names
+
+    text = ("When paired with the Tk toolkit, Tcl provides the fastest way to create GUI applications. "
+            "You can modify it and sell it in whole or in part. Other remarks follow.")
+    weights = {"tcl": 3.0, "gui": 0.5, "modifi": 1.0, "sell": 1.0}
+    quote = choose_quote(score_passages(weights, [(text, "")]), 600, 1, weights)
+    assert text[quote.start:quote.end].startswith("When paired")  # without the names, "Tcl" decides
+    names = (document_names("tcl-README.md", "# Tcl\n\nTcl is a scripting language."),
+             document_names("xv-protocol.txt", "X Video Extension Protocol Specification\n"),
+             document_names("recordproto.txt", "Record Extension Protocol Specification\n"),
+             document_names("dpms.txt", "Display Power Management Signaling Extension Protocol Specification\n"))
+    named = name_terms(names)
+    assert "tcl" in named["tcl-README.md"] and "record" in named["recordproto.txt"]
+    assert not {"extens", "protocol"} & named["recordproto.txt"]  # three documents' names hold them: not a name
+    quote = choose_quote(score_passages(weights, [(text, "")], known=[named["tcl-README.md"]]), 600, 1, weights)
+    assert text[quote.start:quote.end] == "You can modify it and sell it in whole or in part."

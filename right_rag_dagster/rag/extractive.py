@@ -28,7 +28,6 @@ pieces of whole lines up to ``PIECE`` characters.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -36,6 +35,8 @@ from dataclasses import dataclass
 
 from ..core.faq import ANSWER_LINE, OPENING_QUESTION, QUESTION
 from ..retrieval.searching.doc_names import DocumentNames
+from ..retrieval.searching.identity import store_names
+from ..retrieval.searching.per_store import per_store_version
 from ..store import Store
 from .evidence import content_terms, passage_terms, sentences, term_weights
 
@@ -286,14 +287,24 @@ def _tabular(sentence: str) -> bool:
             or letters < 0.6 * len("".join(sentence.split())))
 
 
-@functools.lru_cache(maxsize=4)
-def name_terms(names: tuple[DocumentNames, ...], most: int = 2) -> dict[str, set[str]]:
-    """Document id -> the terms of its names that the names of at most ``most`` documents hold ("ninja", not
-    "manual" or "extension"): every passage of a document is about them, so they say which document answers, not
-    which of its sentences (``score_passages``' ``known``)."""
+NAME_DOCUMENTS = 2
+"""A term of a document's names counts as a name (``name_terms``) when the names of at most this many documents hold
+it ("ninja", not "manual" or "extension")."""
+
+
+def distinctive_name_terms(names: Sequence[DocumentNames], most: int = NAME_DOCUMENTS) -> dict[str, set[str]]:
+    """Document id -> the terms of its names that the names of at most ``most`` documents hold: every passage of a
+    document is about them, so they say which document answers, not which of its sentences (``score_passages``'
+    ``known``)."""
     terms = {d.document_id: passage_terms(" ".join(" ".join(name) for name in d.names)) for d in names}
     counts = Counter(t for found in terms.values() for t in found)
     return {doc: {t for t in found if counts[t] <= most} for doc, found in terms.items()}
+
+
+@per_store_version
+def name_terms(store: Store) -> dict[str, set[str]]:
+    """``distinctive_name_terms`` of the store's documents, derived once per version of the store."""
+    return distinctive_name_terms(store_names(store))
 
 
 def score_passages(weights: dict[str, float], passages: Sequence[tuple[str, str]],

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from ..retrieval.hits import Hit
 from ..retrieval.searching.definitions import asks_for_definition
-from ..retrieval.searching.identity import document_names_of, store_names
+from ..retrieval.searching.identity import document_names_of
 from ..retrieval.settings import DEFAULT_MIN_COVERAGE
 from ..store import Store
 from .evidence import (
@@ -88,7 +88,7 @@ class ExtractiveGenerator(Generator):
         weights = question_weights(question, self.store if top else None, top[0].chunker if top else "")
         context = [self._context(hit) for hit in top]
         # every passage of a document is about its names: they say which document, not which sentence, answers
-        named = name_terms(store_names(self.store)) if self.store is not None and top else {}
+        named = name_terms(self.store) if self.store is not None and top else {}
         scored = score_passages(weights, [(text, where) for (text, _), where in zip(texts, context)],
                                 definition=asks_for_definition(question), cue=answer_cue(question),
                                 known=[named.get(hit.document_id, set()) for hit in top])

@@ -526,7 +526,7 @@ def test_extractive_sentences_do_not_count_the_words_of_an_address() -> None:
 def test_extractive_sentences_do_not_count_the_names_of_their_document() -> None:
     """Tcl's README: the question names the language ("Tcl"), which every sentence of its README names too; the
     sentence that says what may be done with it answers, not the one that says its name most."""
-    from right_rag_dagster.rag.extractive import choose_quote, name_terms, score_passages
+    from right_rag_dagster.rag.extractive import choose_quote, distinctive_name_terms, score_passages
     from right_rag_dagster.retrieval.searching.doc_names import document_names
 
     text = ("When paired with the Tk toolkit, Tcl provides the fastest way to create GUI applications. "
@@ -538,7 +538,7 @@ def test_extractive_sentences_do_not_count_the_names_of_their_document() -> None
              document_names("xv-protocol.txt", "X Video Extension Protocol Specification\n"),
              document_names("recordproto.txt", "Record Extension Protocol Specification\n"),
              document_names("dpms.txt", "Display Power Management Signaling Extension Protocol Specification\n"))
-    named = name_terms(names)
+    named = distinctive_name_terms(names)
     assert "tcl" in named["tcl-README.md"] and "record" in named["recordproto.txt"]
     assert not {"extens", "protocol"} & named["recordproto.txt"]  # three documents' names hold them: not a name
     quote = choose_quote(score_passages(weights, [(text, "")], known=[named["tcl-README.md"]]), 600, 1, weights)

@@ -43,6 +43,15 @@ def coverage(question_terms: Iterable[str], passage_terms: set[str]) -> float:
     return sum(term in passage_terms for term in terms) / len(terms)
 
 
+def weighted_coverage(weights: dict[str, float], passage_terms: set[str]) -> float:
+    """Share (0..1) of the question's term weight (``term_weights``: BM25's IDF) present in a passage's term set: a
+    passage that lacks the one rare word of a question ("SIGHUP") covers less of it than one that lacks "run"."""
+    total = sum(weights.values())
+    if total <= 0:
+        return 0.0
+    return sum(w for term, w in weights.items() if term in passage_terms) / total
+
+
 def document_passages(store: Store, hits: Sequence[Hit]) -> dict[str, tuple[str, int]]:
     """``chunk_id -> (document text under the hit's span, span start)`` for hits that have a span."""
     spans = [(h.chunk_id, h.document_id, h.source_start, h.source_end) for h in hits

@@ -18,16 +18,17 @@ from ..retrieval.settings import DEFAULT_MIN_COVERAGE
 from ..store import Store
 from .evidence import (
     content_terms,
-    coverage,
     document_passages,
     passage_terms,
+    term_weights,
+    weighted_coverage,
 )
 from .extractive import (
     Quote,
     answer_cue,
     choose_quote,
+    focus_weights,
     name_terms,
-    question_weights,
     score_passages,
     second_quote,
 )
@@ -53,8 +54,9 @@ class ExtractiveGenerator(Generator):
     Reads the top ``passages`` hits best rank first and quotes one run of at most ``max_sentences`` sentences
     (``max_chars`` characters) from the first that answers, and one from a second passage that answers as well; says
     "Not found in the documents." when that passage (with its section path) holds less than ``min_coverage`` of the
-    question's content terms. With a ``store`` the sentences are cut from the document text under each hit's span (not
-    from a chunk header), and the citation carries the quote's exact character span in the document.
+    question's content terms, each weighing its BM25 IDF (``weighted_coverage``). With a ``store`` the sentences are
+    cut from the document text under each hit's span (not from a chunk header), and the citation carries the quote's
+    exact character span in the document.
     """
 
     def __init__(self, store: Store | None = None, passages: int = 3, max_sentences: int = 5,
@@ -85,7 +87,9 @@ class ExtractiveGenerator(Generator):
         numbered = [(n, part) for n, hit in enumerate(cited, start=1) for part in _parts(hit, sources)]
         top = [part for _, part in numbered]
         texts = [sources.get(hit.chunk_id, (hit.text, None)) for hit in top]
-        weights = question_weights(question, self.store if top else None, top[0].chunker if top else "")
+        rarity = (term_weights(self.store, top[0].chunker, terms) if self.store is not None and top
+                  else dict.fromkeys(terms, 1.0))
+        weights = focus_weights(question, rarity)
         context = [self._context(hit) for hit in top]
         # every passage of a document is about its names: they say which document, not which sentence, answers
         named = name_terms(self.store) if self.store is not None and top else {}
@@ -94,7 +98,7 @@ class ExtractiveGenerator(Generator):
                                 known=[named.get(hit.document_id, set()) for hit in top])
         quote = choose_quote(scored, self.max_chars, self.max_sentences, weights)
         text, base = texts[quote.number - 1] if quote else ("", None)
-        covered = coverage(terms, passage_terms(text + " " + context[quote.number - 1])) if quote else 0.0
+        covered = weighted_coverage(rarity, passage_terms(text + " " + context[quote.number - 1])) if quote else 0.0
         details = {"best_coverage": round(covered, 3), "terms": terms}
         if quote is None or covered < self.min_coverage:
             return Generated(NOT_FOUND, False, details=details)

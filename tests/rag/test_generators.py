@@ -17,6 +17,7 @@ from right_rag_dagster.rag import (
     make_generator,
     query,
 )
+from right_rag_dagster.rag.evidence import content_terms, coverage, passage_terms, weighted_coverage
 from right_rag_dagster.rag.prompts import SYSTEM, build_messages, cited_numbers
 from right_rag_dagster.retrieval import ServiceError, search
 from right_rag_dagster.store import Store
@@ -69,6 +70,27 @@ def test_extractive_says_not_found_without_evidence(built_store: Store) -> None:
     answer = query(built_store, "How many moons does Jupiter have?", chunker="default")
     assert not answer.found and answer.text == NOT_FOUND and answer.citations == ()
     assert ExtractiveGenerator().generate("anything at all", []).text == NOT_FOUND
+
+
+def test_the_answer_gate_weighs_rare_terms(built_store: Store) -> None:
+    """A passage that holds the question's common words but none of its rare ones covers little of it (each term
+    weighs its BM25 IDF), though it holds most of the question's terms: at a gate of 1/3 it is no answer."""
+    question = "May I distribute copies of the program under this licence to my zygomorphic hamster on Jupiter?"
+    hits = search(built_store, question, chunker="default", k=5)
+    terms = content_terms(question)
+    answer = ExtractiveGenerator(built_store, min_coverage=1 / 3).generate(question, hits)
+    assert coverage(terms, passage_terms(hits[0].text)) > 0.5  # the share of plain terms would answer
+    assert not answer.found and answer.details["best_coverage"] < 1 / 3
+    # without its off-corpus words the question is answered from the same licence
+    plain = "May I distribute copies of the program under this licence?"
+    assert ExtractiveGenerator(built_store, min_coverage=1 / 3).generate(plain, hits).found
+
+
+def test_weighted_coverage_is_the_share_of_term_weight() -> None:
+    weights = {"sighup": 3.0, "output": 0.5, "run": 0.5}
+    assert weighted_coverage(weights, {"sighup", "wget"}) == pytest.approx(0.75)
+    assert weighted_coverage(weights, {"output", "run"}) == pytest.approx(0.25)
+    assert weighted_coverage({}, {"x"}) == 0.0
 
 
 def test_prompt_asks_for_grounded_cited_answers(built_store: Store) -> None:

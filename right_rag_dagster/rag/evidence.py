@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from ..errors import StoreError
 from ..retrieval.hits import Hit
 from ..retrieval.searching.bm25 import stem_tokens
+from ..retrieval.stopwords import ENGLISH_STOPWORDS
 from ..retrieval.tokenize import tokenize
 from ..store import Store
 from ..store.chunk_reads import span_texts
@@ -79,6 +80,13 @@ def term_weights(store: Store, chunker: str, terms: Sequence[str]) -> dict[str, 
         return dict.fromkeys(distinct, 1.0)
     return {term: math.log10((total - counts.get(term, 0) + 0.5) / (counts.get(term, 0) + 0.5) + 1)
             for term in distinct}
+
+
+def gate_weights(weights: dict[str, float], question: str) -> dict[str, float]:
+    """``weights`` (the question's ``term_weights``) with the terms only BM25's stopwords make ("without",
+    "available") at 0: BM25 never indexes them, so their document frequency of 0 is no sign of rarity."""
+    indexed = set(stem_tokens([t for t in tokenize(question) if t not in ENGLISH_STOPWORDS]))
+    return {term: weight if term in indexed else 0.0 for term, weight in weights.items()}
 
 
 def passage_terms(text: str) -> set[str]:

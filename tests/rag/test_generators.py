@@ -565,3 +565,30 @@ def test_extractive_sentences_do_not_count_the_names_of_their_document() -> None
     assert not {"extens", "protocol"} & named["recordproto.txt"]  # three documents' names hold them: not a name
     quote = choose_quote(score_passages(weights, [(text, "")], known=[named["tcl-README.md"]]), 600, 1, weights)
     assert text[quote.start:quote.end] == "You can modify it and sell it in whole or in part."
+
+
+def test_extractive_quote_takes_the_conditional_that_refers_back() -> None:
+    """GDB's README on `--with-expat`: "If it is unavailable, some features ... will not be available" is what a
+    build without Expat loses; it opens by referring to the sentence before it, as "It ..." would."""
+    from right_rag_dagster.rag.extractive import choose_quote, score_passages
+
+    readme = (REPO_ROOT / "tests" / "fixtures" / "heldout24" / "documents" / "gdb-README.txt").read_text()
+    start = readme.index("`--with-system-zlib")  # the chunk BM25 ranks first
+    text = readme[start:readme.index("`--with-python", start)]
+    weights = {"lose": 2.76, "build": 1.21, "gdb": 1.94, "without": 4.25, "expat": 1.81, "xml": 1.67,
+               "librari": 0.94}  # BM25's IDF in heldout24's index
+    # "gdb" names the document (``name_terms``): it says which document, not which sentence, answers
+    quote = choose_quote(score_passages(weights, [(text, "Installing GDB `configure' options")], known=[{"gdb"}]),
+                         600, 5, weights)
+    assert "If it is unavailable, some features" in " ".join(text[quote.start:quote.end].split())
+
+
+def test_the_answer_gate_does_not_weigh_what_bm25_drops() -> None:
+    """"without" is one of BM25's stopwords: never indexed, its document frequency of 0 is no rarity, so a passage
+    that lacks it is not held to have missed the question's rarest word."""
+    from right_rag_dagster.rag.evidence import gate_weights
+
+    weights = {"lose": 2.8, "gdb": 1.9, "without": 4.3, "expat": 1.8}
+    assert gate_weights(weights, "What do I lose if I build GDB without Expat?") == {
+        "lose": 2.8, "gdb": 1.9, "without": 0.0, "expat": 1.8}
+    assert weighted_coverage(gate_weights(weights, "lose gdb without expat"), {"lose", "gdb", "expat"}) == 1.0

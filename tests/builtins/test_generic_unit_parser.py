@@ -227,3 +227,30 @@ def test_questions_join_their_answers_only(text: str, kinds: list[str], first: s
 ])
 def test_restructuredtext_comments_hold_no_text(text: str, comments: bool) -> None:
     assert only_comments(text) is comments
+
+
+def test_the_lines_a_table_of_contents_lists_are_headings_where_they_stand_alone() -> None:
+    """An X specification rendered from DocBook (the Application Group extension) numbers and underlines nothing:
+    its table of contents says which lines head sections, and its indentation how they nest. The contents are
+    navigation (never chunked), and the date under the title block is no section 27."""
+    units = _parse(TESTS / "fixtures" / "heldout24" / "documents" / "xext-appgrp.txt")
+    paths = {tuple(u.attributes["hierarchy"]) for u in walk_units(units) if u.attributes["unit_type"] == "section"}
+    assert {("Requests",), ("Requests", "AppGroupCreate"), ("Errors", "AppGroupCreate"),
+            ("Changes to Existing Events", "MapRequest"), ("Overview of the protocol",)} <= paths
+    assert not any(path[0].startswith("27 September") for path in paths)
+    navigation = [u for u in walk_units(units) if u.attributes.get("role") == "navigation"]
+    assert navigation and all(u.attributes["unit_type"] == "table_of_contents" for u in navigation)
+    assert navigation[0].fulltext == "Table of Contents" and "MapWindow" in navigation[2].fulltext
+
+
+@pytest.mark.parametrize(("text", "headings"), [
+    # listed and standing alone: a heading; inside a paragraph: none; no contents line: nothing is listed
+    ("Title\n\nContents\n\nIntro\nUsage\n  Options\n\nIntro\n\nSome text.\n\nUsage\n\nMore.\n\nOptions\n\nFlags.\n",
+     ["Intro", "Usage", "Options"]),
+    ("Title\n\nContents\n\nIntro\nUsage\nOptions\n\nIntro\n\nText about\nUsage\nin a paragraph.\n", ["Intro"]),
+    ("Title\n\nIntro\nUsage\nOptions\n\nIntro\n\nSome text.\n\nUsage\n\nMore.\n", []),
+])
+def test_contents_entries_head_sections(text: str, headings: list[str]) -> None:
+    from right_rag_dagster.builtins.unit_parsers.generic import find_headings
+
+    assert [h.title for h in find_headings(text)] == headings

@@ -47,6 +47,13 @@ _RULE = re.compile(r"^([*=\-~#_+])\1{3,}$")
 MIN_RULES = 2
 """A rule that separates entries is one a document repeats: a lone ``----`` may only close a letter's body."""
 _SENTENCE_END = re.compile(r"[^\W\d_][\"')]?[.!?:](?=\s)")  # after a word: "2.2." ends none
+_DATE = re.compile(r"^\d{1,2}\.?\s+(?:January|February|March|April|May|June|July|August|September|October|November|"
+                   r"December)\b", re.IGNORECASE)
+"""A date line ("27 September 1996") under a title block: no section 27."""
+_CONTENTS = re.compile(r"^(?:table\s+of\s+)?contents:?$", re.IGNORECASE)
+_LEADER = re.compile(r"(?:[ \t]*\.{2,}[ \t]*|[ \t]+)\d+$")  # " ........ 12" or " 12" after a contents entry
+MIN_CONTENTS = 3
+MAX_CONTENTS_LINES = 300
 
 
 @dataclass(frozen=True)
@@ -84,7 +91,9 @@ class GenericUnitParser(UnitParser):
         text = document.text
         headings = find_headings(text)
         title = _document_title(document, text, headings)
-        build = _Builder(document, title, self.parser_name)
+        table = contents(text, _lines(text))
+        build = _Builder(document, title, self.parser_name,
+                         table.span(text, _lines(text)) if table is not None and headings else None)
         front_end = headings[0].start if headings else len(text)
         if not headings:
             return build.blocks(0, front_end, ())
@@ -127,7 +136,8 @@ def find_headings(text: str) -> list[Heading]:
                 chapter := _next_chapter(previous_roman, roman.group("num"))):
             previous_roman = chapter
             found.append(Heading(start, end, stripped, "roman"))  # nests by its style, not with "2.1."
-        elif numbered and (numbered.group("prefix") or line == stripped) and not stripped.endswith((",", ";")):
+        elif (numbered and (numbered.group("prefix") or line == stripped) and not stripped.endswith((",", ";"))
+              and not _DATE.match(stripped)):
             numbers = tuple(int(part) for part in numbered.group("num").split("."))
             if _follows(previous_number, numbers):
                 previous_number = numbers
@@ -135,7 +145,63 @@ def find_headings(text: str) -> list[Heading]:
                                      numbered.group("num")))
         elif line == stripped and (_LABEL.match(stripped) or _CAPS.match(stripped) and " " in stripped):
             found.append(Heading(start, end, stripped.rstrip(":"), "label" if stripped.endswith(":") else "caps"))
-    return sorted(found + _entries(text, lines, rules, {h.start for h in found}), key=lambda h: h.start)
+    found += _entries(text, lines, rules, {h.start for h in found})
+    return sorted(found + _listed(text, lines, {h.start for h in found}), key=lambda h: h.start)
+
+
+@dataclass(frozen=True)
+class _Contents:
+    """A table of contents: its lines (``first`` to ``stop``, exclusive; the "Contents" line first) and the
+    indentation of each entry's title."""
+
+    first: int
+    stop: int
+    depth: dict[str, int]
+
+    def span(self, text: str, lines: list[tuple[int, int]]) -> tuple[int, int]:
+        return _trim(text, lines[self.first][0], lines[self.stop - 1][1])
+
+
+def contents(text: str, lines: list[tuple[int, int]]) -> _Contents | None:
+    """The table of contents that a line "Contents" (or "Table of Contents") standing near the top opens: the short
+    lines after it, up to the first that repeats one of them (the body's first heading), at least ``MIN_CONTENTS``."""
+    opening = next((i for i, (start, end) in enumerate(lines[:MAX_CONTENTS_LINES])
+                    if _CONTENTS.match(text[start:end].strip()) and (i == 0 or not text[slice(*lines[i - 1])].strip())),
+                   None)
+    if opening is None:
+        return None
+    depth: dict[str, int] = {}
+    last = opening
+    for index in range(opening + 1, min(len(lines), opening + MAX_CONTENTS_LINES)):
+        line = text[slice(*lines[index])]
+        title = _LEADER.sub("", line.strip())
+        if not title:
+            continue
+        if title in depth or len(title) > MAX_HEADING or not _WORD.search(title):
+            return _Contents(opening, last + 1, depth) if title in depth and len(depth) >= MIN_CONTENTS else None
+        depth[title] = len(line) - len(line.lstrip())
+        last = index
+    return None
+
+
+def _listed(text: str, lines: list[tuple[int, int]], taken: set[int]) -> list[Heading]:
+    """The lines a table of contents lists, where they stand alone after it: headings, nested by the contents'
+    indentation (an X specification rendered from DocBook: "Requests" over "AppGroupCreate", no numbers or
+    underlines)."""
+    table = contents(text, lines)
+    if table is None:
+        return []
+    depth = table.depth
+    levels = {indent: rank for rank, indent in enumerate(sorted(set(depth.values())))}
+    found = []
+    for i in range(table.stop, len(lines)):
+        start, end = lines[i]
+        title = text[start:end].strip()
+        if (title in depth and start not in taken and not text[slice(*lines[i - 1])].strip()
+                and (i + 1 == len(lines) or not text[slice(*lines[i + 1])].strip())):
+            found.append(Heading(start + len(text[start:end]) - len(text[start:end].lstrip()), end,
+                                 title.rstrip("."), f"listed{levels[depth[title]]}"))
+    return found
 
 
 def _short_underline(title: str, below: str, text: str, lines: list[tuple[int, int]], index: int) -> bool:
@@ -236,8 +302,9 @@ def _nest(headings: list[Heading], text_end: int) -> list[_Section]:
 class _Builder:
     """Turns sections and blocks into ``ParsedUnit`` trees with exact, trimmed spans."""
 
-    def __init__(self, document: Document, title: str, parser: str) -> None:
+    def __init__(self, document: Document, title: str, parser: str, contents: tuple[int, int] | None = None) -> None:
         self.text, self.title, self.parser = document.text, title, parser
+        self.contents = contents  # the table of contents' span: its blocks are navigation, never chunked
 
     def unit(self, key: str, topic: str, span: tuple[int, int], unit_type: str, parent: tuple[str, ...],
              children: list[ParsedUnit], **attributes: object) -> ParsedUnit:
@@ -273,11 +340,14 @@ class _Builder:
                 kind, term = "question", None
                 asked = block[marker.end():].split("\n\n", 1)[0] if marker else block.split("\n", 1)[0]
                 topic = " ".join(asked.split())[:MAX_HEADING]
+            elif self.contents and self.contents[0] <= block_start < self.contents[1]:
+                kind, term, topic = "table_of_contents", None, "Contents"
             else:
                 kind, term = _classify(self.text, block_start, block)
                 topic = term if term else f"{parent[-1] if parent else self.title} ¶{ordinal}"
             units.append(self.unit(f"¶{ordinal}", topic, (block_start, block_end), kind, parent, [],
-                                   defined_term=term if kind == "definition" else None))
+                                   defined_term=term if kind == "definition" else None,
+                                   role="navigation" if kind == "table_of_contents" else None))
         return units
 
 

@@ -18,7 +18,7 @@ from ..retrieval.hits import Hit
 from ..retrieval.searching.within_document import take_places
 from ..store import Store
 from .evidence import content_terms, coverage, passage_terms
-from .extractive import answer_cue, question_weights, score_passages
+from .extractive import answer_cue, name_terms, question_weights, score_passages
 
 RERANKERS = ("none", "coverage", "sentences")
 SENTENCE_DEPTH = 5
@@ -48,8 +48,11 @@ def rerank(question: str, hits: Sequence[Hit], method: str = "none",
 
 def _by_sentences(question: str, hits: list[Hit], store: Store | None) -> tuple[list[Hit], list[float]]:
     head = hits[:SENTENCE_DEPTH]
+    # a document's names say which document, not which sentence, answers: as the extractive answer weighs them
+    named = name_terms(store) if store is not None else {}
     scored = score_passages(question_weights(question, store, head[0].chunker),
-                            [(h.text, " ".join(h.section_path)) for h in head], cue=answer_cue(question))
+                            [(h.text, " ".join(h.section_path)) for h in head], cue=answer_cue(question),
+                            known=[named.get(h.document_id, set()) for h in head])
     best = {id(h): max((s.share for s in sentences_), default=0.0) for h, sentences_ in zip(head, scored)}
     top = abs(head[0].score) or 1.0
     placed = take_places(head, lambda h: h.document_id,

@@ -100,12 +100,22 @@ def _title_index(headings: list[re.Match[str]], text: str) -> int:
     levels = [len(m.group("hashes")) for m in headings]
     if 1 not in levels:
         lead = len(text[:headings[0].start()].strip()) if headings else 0
-        return -1 if lead >= LEAD_CHARS else 0
+        return -1 if lead >= LEAD_CHARS or _a_release(headings, 0) else 0
     index = levels.index(1)
     while (index + 1 < len(levels) and levels[index + 1] == 1
            and headings[index + 1].start() - headings[index].end() <= CHROME_CHARS):
         index += 1
-    return index
+    return -1 if _a_release(headings, index) else index
+
+
+def _a_release(headings: list[re.Match[str]], index: int) -> bool:
+    """Heading ``index`` names a release, as the next heading of its level does: the same words before a number
+    ("## polkit 122" ... "## polkit 121", "# man-db 2.11.2 (8 January 2023)" ... "# man-db 2.11.1 (...)"). A change
+    log's first release is no title (its NEWS file is)."""
+    level = headings[index].group("hashes") if headings else ""
+    same = [m.group("text") for m in headings[index:] if m.group("hashes") == level][:2]
+    names = [re.match(r"(?P<name>[^\d]*[^\W\d_][^\d]*?)[ \t]+v?\d", text) for text in same]
+    return len(names) == 2 and all(names) and names[0].group("name") == names[1].group("name")
 
 
 def _lead_title(text: str, document_id: str) -> str:

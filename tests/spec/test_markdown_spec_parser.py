@@ -40,3 +40,19 @@ def test_declines_markdown_with_too_few_headings(spec_registry) -> None:
     with pytest.raises(DocumentRejected, match="2 headings after its title"):
         list(parser.parse_document(notes))
     assert not parser.parser_can_handle_document(Document("plain.txt", "## 1. Looks like Markdown\n"))
+
+
+@pytest.mark.parametrize("mark", ["#", "##"])
+def test_a_change_logs_first_release_is_no_title(spec_registry, mark: str) -> None:
+    """polkit's NEWS.md opens with "## polkit 122", man-db's (underlined, "#" once Docling renders it) with
+    "man-db 2.11.2 (8 January 2023)": a release like the headings after it, so the file names the document and the
+    first release is a section like the others."""
+    parser = spec_registry.create("unit_parsers", "markdown-spec")
+    text = "".join(f"{mark} polkit {v}\n\n### Highlights:\n- change {v}\n\n" for v in ("122", "121", "0.120"))
+    units = list(parser.parse_document(Document("polkit-NEWS.md", text)))
+    assert units[0].attributes["document_title"] == "polkit NEWS"
+    assert [u.topic for u in units if u.attributes["unit_type"] == "section"] == [
+        "polkit 122", "polkit 121", "polkit 0.120"]
+    guide = Document("guide.md", "# User Guide 2\n\nAbout it.\n\n## Install 3 things\n\nx\n\n## Use 2 tools\n\ny\n\n"
+                                 "## Remove 1\n\nz\n")  # no two headings name one thing with numbers
+    assert list(parser.parse_document(guide))[0].attributes["document_title"] == "User Guide 2"

@@ -83,7 +83,10 @@ DEFINING_SHARE = 0.25
 weighing at least this share of the question, is the passage's best sentence."""
 
 _WHY = re.compile(r"\bwhy\b|\bfor what reason\b|\bwhat is the reason\b", re.IGNORECASE)
-_HOW_MUCH = re.compile(r"\bhow\s+(?:much|many|long|often|fast|slow|big|large|far)\b", re.IGNORECASE)
+_HOW_MUCH = re.compile(r"\bhow\s+(?:much|many|long|often|fast|slow|big|large|far)\b|"
+                       r"\bwhat\s+(?:is|are|was|were)\s+(?:the|its|their)\s+(?:smallest|largest|lowest|highest|minimum|"
+                       r"maximum|fewest|least|most)\b|\bwhat\s+(?:size|number|percentage|amount|proportion)\b",
+                       re.IGNORECASE)
 _REASON = re.compile(r"\b(?:because|since|so\s+that|in\s+order\s+to|due\s+to|the\s+reason|thus|hence|therefore|"
                      r"as\s+a\s+result|to\s+(?:avoid|prevent|ensure|allow|make\s+sure|keep))\b", re.IGNORECASE)
 _AMOUNT = re.compile(r"\d|\b(?:half|halves|twice|double|doubles|triple|order\s+of|several|many\s+times)\b",

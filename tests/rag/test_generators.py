@@ -402,6 +402,12 @@ def test_answer_cue_is_the_kind_of_sentence_a_why_or_how_much_question_asks_for(
     assert where is not None and where.search("stored in the .ninja_log file") and where.search("in /var/lib/dpkg")
     assert answer_cue("How do I make wget ignore robots.txt?") is None
     assert answer_cue("What does the nocheck flag mean?") is None
+    # the least or most of something is an amount too ("PollIntervalMinSec= defaults to 32 seconds and must not be
+    # smaller than 16 seconds"); a default, by itself, need not be
+    assert answer_cue("What is the smallest minimum polling interval I may configure, and what is its default?") \
+        is amount
+    assert answer_cue("What size may a stream have at most?") is amount
+    assert answer_cue("What is the default editor?") is None
 
 
 def test_extractive_answer_to_why_quotes_the_passage_that_gives_the_reason() -> None:

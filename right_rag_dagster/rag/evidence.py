@@ -67,26 +67,35 @@ def document_passages(store: Store, hits: Sequence[Hit]) -> dict[str, tuple[str,
 def term_weights(store: Store, chunker: str, terms: Sequence[str]) -> dict[str, float]:
     """BM25's inverse document frequency of each stemmed term over the chunker's indexed chunks (1.0 each when
     the chunker has no BM25 index): a word every passage has ("license") weighs little, a rare one much."""
+    return term_statistics(store, chunker, terms)[0]
+
+
+def term_statistics(store: Store, chunker: str, terms: Sequence[str]) -> tuple[dict[str, float], set[str]]:
+    """``term_weights``, and the terms no indexed chunk holds (none known without a BM25 index)."""
     t = IndexTables(chunker)
     distinct = list(dict.fromkeys(terms))
     if not distinct:
-        return {}
+        return {}, set()
     try:
         with store.read() as con:
             if not (table_exists(con, t.terms) and table_exists(con, t.postings) and table_exists(con, t.bm25)):
-                return dict.fromkeys(distinct, 1.0)
+                return dict.fromkeys(distinct, 1.0), set()
             total, counts = term_document_counts(con, t, distinct)
     except StoreError:
-        return dict.fromkeys(distinct, 1.0)
-    return {term: math.log10((total - counts.get(term, 0) + 0.5) / (counts.get(term, 0) + 0.5) + 1)
-            for term in distinct}
+        return dict.fromkeys(distinct, 1.0), set()
+    weights = {term: math.log10((total - counts.get(term, 0) + 0.5) / (counts.get(term, 0) + 0.5) + 1)
+               for term in distinct}
+    return weights, {term for term in distinct if not counts.get(term)}
 
 
-def gate_weights(weights: dict[str, float], question: str) -> dict[str, float]:
-    """``weights`` (the question's ``term_weights``) with the terms only BM25's stopwords make ("without",
-    "available") at 0: BM25 never indexes them, so their document frequency of 0 is no sign of rarity."""
+def gate_weights(weights: dict[str, float], question: str, unindexed: set[str]) -> dict[str, float]:
+    """``weights`` (the question's ``term_weights``) with the terms that only BM25's stopwords make and that no
+    indexed chunk holds ("without", "available") at 0: BM25 never indexes those words, so their document frequency
+    of 0 is no sign of rarity ("values" makes the stem of the stopword "value": that one keeps its weight). A
+    question of stopwords alone keeps ``weights``."""
     indexed = set(stem_tokens([t for t in tokenize(question) if t not in ENGLISH_STOPWORDS]))
-    return {term: weight if term in indexed else 0.0 for term, weight in weights.items()}
+    gated = {term: 0.0 if term in unindexed and term not in indexed else weight for term, weight in weights.items()}
+    return gated if any(gated.values()) else weights
 
 
 def passage_terms(text: str) -> set[str]:

@@ -70,7 +70,9 @@ _CONTINUES = re.compile(r"^(?:instead|however|otherwise|therefore|thus|hence|the
                         r"to\s+(?:do|avoid|prevent|fix|solve|achieve|accomplish|work\s+around|enable|disable)\s+(?:so|this|that|it)\b|"
                         r"to\s+[a-z]+(?:\s+(?:around|out\s+of))?\s+(?:this|that|these|those)(?:\s+[a-z]+)?(?=\s*,)|"
                         r"(?:doing|having\s+done)\s+(?:so|this|that)|in\s+(?:this|that)\s+(?:way|event|situation)|the\s+(?:latter|former)|"
-                        r"(?:if|when|unless|once|while)\s+(?:so|not|it|they|this|these|those|that)\b(?!\s+(?:is|are)\s+(?:a|an|the)\b)|"
+                        r"(?:if|unless)\s+(?:so|not)\b|(?:if|when|unless|once|while)\s+(?:it|they|this|these|those|that)\b"
+                        r"(?!\s+(?:is|are)\s+(?:possible|necessary|needed|required|recommended|advisable|important|useful|"
+                        r"desirable|likely|unlikely|common|easy|hard|difficult|better|best|safe)\b)|"
                         r"(?:it|they|this|these|those|such|that)\b(?!\s+(?:is|are)\s+(?:a|an|the)\b))\b", re.I)
 """How a sentence that continues the previous one opens (it refers back to it, or qualifies it)."""
 

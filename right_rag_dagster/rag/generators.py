@@ -21,7 +21,7 @@ from .evidence import (
     document_passages,
     gate_weights,
     passage_terms,
-    term_weights,
+    term_statistics,
     weighted_coverage,
 )
 from .extractive import (
@@ -55,9 +55,9 @@ class ExtractiveGenerator(Generator):
     Reads the top ``passages`` hits best rank first and quotes one run of at most ``max_sentences`` sentences
     (``max_chars`` characters) from the first that answers, and one from a second passage that answers as well; says
     "Not found in the documents." when that passage (with its section path) holds less than ``min_coverage`` of the
-    question's content terms, each weighing its BM25 IDF (``weighted_coverage``). With a ``store`` the sentences are
-    cut from the document text under each hit's span (not from a chunk header), and the citation carries the quote's
-    exact character span in the document.
+    question's content terms, each weighing its BM25 IDF (``weighted_coverage``; ``gate_weights``: not the words BM25
+    never indexes). With a ``store`` the sentences are cut from the document text under each hit's span (not from a
+    chunk header), and the citation carries the quote's exact character span in the document.
     """
 
     def __init__(self, store: Store | None = None, passages: int = 3, max_sentences: int = 5,
@@ -88,8 +88,8 @@ class ExtractiveGenerator(Generator):
         numbered = [(n, part) for n, hit in enumerate(cited, start=1) for part in _parts(hit, sources)]
         top = [part for _, part in numbered]
         texts = [sources.get(hit.chunk_id, (hit.text, None)) for hit in top]
-        rarity = (term_weights(self.store, top[0].chunker, terms) if self.store is not None and top
-                  else dict.fromkeys(terms, 1.0))
+        rarity, unindexed = (term_statistics(self.store, top[0].chunker, terms) if self.store is not None and top
+                             else (dict.fromkeys(terms, 1.0), set()))
         weights = focus_weights(question, rarity)
         context = [self._context(hit) for hit in top]
         # every passage of a document is about its names: they say which document, not which sentence, answers
@@ -102,7 +102,7 @@ class ExtractiveGenerator(Generator):
         # a sentence is picked by every word it shares (BM25's stopwords "without" and "available" included: 8
         # answers fewer on the tuning sets without them), the gate by the words BM25 weighs
         quoted = passage_terms(text + " " + context[quote.number - 1]) if quote else set()
-        covered = weighted_coverage(gate_weights(rarity, question), quoted) if quote else 0.0
+        covered = weighted_coverage(gate_weights(rarity, question, unindexed), quoted) if quote else 0.0
         details = {"best_coverage": round(covered, 3), "terms": terms}
         if quote is None or covered < self.min_coverage:
             return Generated(NOT_FOUND, False, details=details)

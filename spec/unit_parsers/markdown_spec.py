@@ -108,14 +108,21 @@ def _title_index(headings: list[re.Match[str]], text: str) -> int:
     return -1 if _a_release(headings, index) else index
 
 
+_RELEASE_HEADING = re.compile(r"(?P<name>[^\d]*[^\W\d_][^\d]*?)[ \t]+v?(?P<version>\d[\w.-]*)"
+                              r"(?:[ \t]*(?:\([^)]*\)|[-–—:][^\n]*))?$")
+"""A release heading: a name, a version, and at most a date in parentheses or after a dash ("man-db 2.11.2 (8 January
+2023)", "polkit 122"); "Foo 2.0 Manual" is none."""
+
+
 def _a_release(headings: list[re.Match[str]], index: int) -> bool:
     """Heading ``index`` names a release, as the next heading of its level does: the same words before a number
     ("## polkit 122" ... "## polkit 121", "# man-db 2.11.2 (8 January 2023)" ... "# man-db 2.11.1 (...)"). A change
     log's first release is no title (its NEWS file is)."""
     level = headings[index].group("hashes") if headings else ""
     same = [m.group("text") for m in headings[index:] if m.group("hashes") == level][:2]
-    names = [re.match(r"(?P<name>[^\d]*[^\W\d_][^\d]*?)[ \t]+v?\d", text) for text in same]
-    return len(names) == 2 and all(names) and names[0].group("name") == names[1].group("name")
+    releases = [_RELEASE_HEADING.match(text.strip()) for text in same]
+    return (len(releases) == 2 and all(releases) and releases[0].group("name") == releases[1].group("name")
+            and releases[0].group("version") != releases[1].group("version"))
 
 
 def _lead_title(text: str, document_id: str) -> str:

@@ -244,11 +244,20 @@ def test_the_lines_a_table_of_contents_lists_are_headings_where_they_stand_alone
 
 
 @pytest.mark.parametrize(("text", "headings"), [
-    # listed and standing alone: a heading; inside a paragraph: none; no contents line: nothing is listed
+    # listed and standing alone: a heading; inside a paragraph: none, and a list of which fewer than three entries
+    # stand alone later (a README's "Contents" listing its folders) is no table of contents; no contents line:
+    # nothing is listed; a page number after dots is no part of a title, a step's number is
     ("Title\n\nContents\n\nIntro\nUsage\n  Options\n\nIntro\n\nSome text.\n\nUsage\n\nMore.\n\nOptions\n\nFlags.\n",
      ["Intro", "Usage", "Options"]),
-    ("Title\n\nContents\n\nIntro\nUsage\nOptions\n\nIntro\n\nText about\nUsage\nin a paragraph.\n", ["Intro"]),
+    ("Title\n\nContents\n\nIntro\nUsage\nOptions\n\nIntro\n\nText about\nUsage\nin a paragraph.\n", []),
+    ("Title\n\nContents\n\nsrc\ndocs\ntests\n\nsrc\n\nThe code.\n", []),
     ("Title\n\nIntro\nUsage\nOptions\n\nIntro\n\nSome text.\n\nUsage\n\nMore.\n", []),
+    ("Guide\n\nContents\n\nStep 1 ..... 2\nStep 2 ..... 3\nStep 3 ..... 5\n\nStep 1\n\nDo.\n\nStep 2\n\nDo.\n\n"
+     "Step 3\n\nDone.\n", ["Step 1", "Step 2", "Step 3"]),
+    # a date under a title block is no section 27; "2. May I ...?" is a section, not a date
+    ("Title\n\n27 September 1996\n\nText.\n", []),
+    ("FAQ\n\n1. Who wrote it?\n\nMe.\n\n2. May I share it?\n\nYes.\n\n3. Can I sell it?\n\nNo.\n",
+     ["1. Who wrote it?", "2. May I share it?", "3. Can I sell it?"]),
 ])
 def test_contents_entries_head_sections(text: str, headings: list[str]) -> None:
     from right_rag_dagster.builtins.unit_parsers.generic import find_headings

@@ -56,3 +56,10 @@ def test_a_change_logs_first_release_is_no_title(spec_registry, mark: str) -> No
     guide = Document("guide.md", "# User Guide 2\n\nAbout it.\n\n## Install 3 things\n\nx\n\n## Use 2 tools\n\ny\n\n"
                                  "## Remove 1\n\nz\n")  # no two headings name one thing with numbers
     assert list(parser.parse_document(guide))[0].attributes["document_title"] == "User Guide 2"
+
+
+def test_two_top_headings_with_one_version_are_no_releases(spec_registry) -> None:
+    """"# Foo 2.0 Manual" over "# Foo 2.0 Appendix": a title with a version, not two releases."""
+    parser = spec_registry.create("unit_parsers", "markdown-spec")
+    text = "# Foo 2.0 Manual\n\nAbout.\n\n## A\n\nx\n\n## B\n\ny\n\n## C\n\nz\n\n# Foo 2.0 Appendix\n\nMore.\n"
+    assert list(parser.parse_document(Document("foo.md", text)))[0].attributes["document_title"] == "Foo 2.0 Manual"

@@ -48,10 +48,11 @@ MIN_RULES = 2
 """A rule that separates entries is one a document repeats: a lone ``----`` may only close a letter's body."""
 _SENTENCE_END = re.compile(r"[^\W\d_][\"')]?[.!?:](?=\s)")  # after a word: "2.2." ends none
 _DATE = re.compile(r"^\d{1,2}\.?\s+(?:January|February|March|April|May|June|July|August|September|October|November|"
-                   r"December)\b", re.IGNORECASE)
+                   r"December),?\s+\d{4}\b", re.IGNORECASE)
 """A date line ("27 September 1996") under a title block: no section 27."""
 _CONTENTS = re.compile(r"^(?:table\s+of\s+)?contents:?$", re.IGNORECASE)
-_LEADER = re.compile(r"(?:[ \t]*\.{2,}[ \t]*|[ \t]+)\d+$")  # " ........ 12" or " 12" after a contents entry
+_LEADER = re.compile(r"(?:[ \t]*\.{2,}[ \t]*|\t+|[ \t]{2,})\d+$")
+"""A contents entry's page number after dots, a tab or spaces ("Installing ..... 12"); "Step 1" keeps its number."""
 MIN_CONTENTS = 3
 MAX_CONTENTS_LINES = 300
 
@@ -91,9 +92,9 @@ class GenericUnitParser(UnitParser):
         text = document.text
         headings = find_headings(text)
         title = _document_title(document, text, headings)
-        table = contents(text, _lines(text))
-        build = _Builder(document, title, self.parser_name,
-                         table.span(text, _lines(text)) if table is not None and headings else None)
+        lines = _lines(text)
+        table = contents(text, lines) if any(h.style.startswith("listed") for h in headings) else None
+        build = _Builder(document, title, self.parser_name, table.span(text, lines) if table is not None else None)
         front_end = headings[0].start if headings else len(text)
         if not headings:
             return build.blocks(0, front_end, ())
@@ -164,7 +165,8 @@ class _Contents:
 
 def contents(text: str, lines: list[tuple[int, int]]) -> _Contents | None:
     """The table of contents that a line "Contents" (or "Table of Contents") standing near the top opens: the short
-    lines after it, up to the first that repeats one of them (the body's first heading), at least ``MIN_CONTENTS``."""
+    lines after it, up to the first that repeats one of them (the body's first heading), at least ``MIN_CONTENTS``
+    of them standing alone after it (a README's "Contents" section listing its folders is no table of contents)."""
     opening = next((i for i, (start, end) in enumerate(lines[:MAX_CONTENTS_LINES])
                     if _CONTENTS.match(text[start:end].strip()) and (i == 0 or not text[slice(*lines[i - 1])].strip())),
                    None)
@@ -178,7 +180,10 @@ def contents(text: str, lines: list[tuple[int, int]]) -> _Contents | None:
         if not title:
             continue
         if title in depth or len(title) > MAX_HEADING or not _WORD.search(title):
-            return _Contents(opening, last + 1, depth) if title in depth and len(depth) >= MIN_CONTENTS else None
+            table = _Contents(opening, last + 1, depth)
+            found = title in depth and len(depth) >= MIN_CONTENTS
+            return table if found and len({h.title for h in _standing(text, lines, table, set())}) >= MIN_CONTENTS \
+                else None
         depth[title] = len(line) - len(line.lstrip())
         last = index
     return None
@@ -189,8 +194,11 @@ def _listed(text: str, lines: list[tuple[int, int]], taken: set[int]) -> list[He
     indentation (an X specification rendered from DocBook: "Requests" over "AppGroupCreate", no numbers or
     underlines)."""
     table = contents(text, lines)
-    if table is None:
-        return []
+    return [] if table is None else _standing(text, lines, table, taken)
+
+
+def _standing(text: str, lines: list[tuple[int, int]], table: _Contents, taken: set[int]) -> list[Heading]:
+    """The lines after ``table`` that it lists and that stand alone (blank lines around them), but at ``taken``."""
     depth = table.depth
     levels = {indent: rank for rank, indent in enumerate(sorted(set(depth.values())))}
     found = []
@@ -304,7 +312,7 @@ class _Builder:
 
     def __init__(self, document: Document, title: str, parser: str, contents: tuple[int, int] | None = None) -> None:
         self.text, self.title, self.parser = document.text, title, parser
-        self.contents = contents  # the table of contents' span: its blocks are navigation, never chunked
+        self.contents = contents  # the table of contents' span: its blocks are navigation (the domain chunker skips)
 
     def unit(self, key: str, topic: str, span: tuple[int, int], unit_type: str, parent: tuple[str, ...],
              children: list[ParsedUnit], **attributes: object) -> ParsedUnit:

@@ -3,8 +3,8 @@
 Never selected by default and never routed to beside the domain parsers: a project enables it with
 ``[right-rag.pipeline] fallback_unit_parser = "generic"`` and it then takes only the documents every domain
 parser declines. It reads the structure the text shows without knowing the family: headings (Markdown ``#``,
-underlined, numbered ``2.1.``, ``Chapter 3``, ``IV. Writing``, short capitalised or ``Label:`` lines) nest in
-the order their styles first appear; inside a section, each blank-line separated block is a ``stanza``
+underlined, numbered ``2.1.``, ``Chapter 3``, ``IV. Writing``, short capitalised or ``Label:`` lines, and the lines
+a table of contents lists, nested by its indentation) nest in the order their styles first appear; inside a section, each blank-line separated block is a ``stanza``
 (``Field: value`` lines), a ``definition`` (a term line over an indented body) or a ``paragraph``, except that a
 FAQ's ``Q:`` block and the ``A:`` block after it, with the blocks up to the next ``Q:``, are one ``question``, and
 so is a block that is one line asking a question, with the blocks up to the next such line, where a section has at

@@ -12,8 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from ..errors import StoreError
 from ..retrieval.hits import Hit
-from ..retrieval.searching.bm25 import stem_tokens
-from ..retrieval.stopwords import ENGLISH_STOPWORDS
+from ..retrieval.searching.bm25 import query_terms, stem_tokens
 from ..retrieval.tokenize import tokenize
 from ..store import Store
 from ..store.chunk_reads import span_texts
@@ -93,7 +92,7 @@ def gate_weights(weights: dict[str, float], question: str, unindexed: set[str]) 
     indexed chunk holds ("without", "available") at 0: BM25 never indexes those words, so their document frequency
     of 0 is no sign of rarity ("values" makes the stem of the stopword "value": that one keeps its weight). A
     question of stopwords alone keeps ``weights``."""
-    indexed = set(stem_tokens([t for t in tokenize(question) if t not in ENGLISH_STOPWORDS]))
+    indexed = set(query_terms(question))  # the stems BM25 scores the question by
     gated = {term: 0.0 if term in unindexed and term not in indexed else weight for term, weight in weights.items()}
     return gated if any(gated.values()) else weights
 

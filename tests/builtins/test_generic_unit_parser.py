@@ -108,6 +108,29 @@ def test_a_licence_that_opens_with_a_copyright_notice_is_titled_by_what_it_is() 
     assert units[0].attributes["document_title"] == "NOTICE"
 
 
+@pytest.mark.parametrize(("text", "title"), [
+    # a statement, and a sentence that runs on into the next line, open the prose: the file's name titles it
+    ("`tqdm` is a product of collaborative work.\nUnless otherwise stated, all authors retain copyright.\n",
+     "LICENCE"),
+    ("lxml is copyright Infrae and distributed under the BSD license (see\ndoc/licenses/BSD.txt), with "
+     "exceptions.\n", "LICENCE"),
+    ("This file is a list of frequently reported problems with ncurses which are\nconsidered bugs elsewhere.\n",
+     "LICENCE"),
+    # a lead-in is skipped where a named line is looked for, and so are web addresses and list items
+    ("musl as a whole is licensed under the following standard MIT license:\n\n- https://musl.libc.org/\n\n"
+     "Permission is hereby granted.\n", "LICENCE"),
+    # a short first line stays the title, even over a line that starts in lower case
+    ("GNU Foo\nversion 1.2, a tool for bars\n\nText.\n", "GNU Foo"),
+    ("The Foo Project\nhttps://example.org/foo\n\nText.\n", "The Foo Project"),
+])
+def test_a_first_line_that_opens_the_prose_is_no_title(text: str, title: str) -> None:
+    """Copyright files and licences of the held-out sets (tqdm's, lxml's, musl's, ncurses' FAQ) open with a sentence,
+    which every passage's header repeated as the document's title."""
+    document = Document("LICENCE", text)
+    units = build_units(document, GenericUnitParser().parse_document(document), "generic")
+    assert units[0].attributes["document_title"] == title
+
+
 def test_a_readme_with_short_underlines_and_a_list_for_a_first_line() -> None:
     """D-Bus's README (tests/fixtures/heldout20) opens with "Sections in this file describe:" over a list, which
     every passage's header repeated, and underlines its headings with fewer ``=`` than their text ("Security" over

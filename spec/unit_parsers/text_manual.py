@@ -90,8 +90,9 @@ class TextManualParser(UnitParser):
         if problem:
             raise DocumentRejected(document.id, problem)
         first = headings[0]
-        # a reStructuredText title may follow a note, or a comment (a licence header)
-        opens = first.overlined or not text[:first.start].strip() or only_comments(text[:first.start])
+        # a reStructuredText title may follow a note, a comment (a licence header) or fields (":orphan:")
+        opens = (first.overlined or not text[:first.start].strip() or only_comments(text[:first.start])
+                 or _only_fields(text[:first.start]))
         title_heading = first if first.numbering is None and opens else None
         body = [h for h in headings if h is not title_heading]
         title = title_heading.title if title_heading else _title_line(text, body[0].start, document.id)
@@ -204,6 +205,12 @@ _FIELD_NAME = r"[A-Z][\w-]*:"
 """A ``Field:`` name at a line's start, as in a stanza (``License: BSD-3-Clause``)."""
 _FIELD = re.compile(rf"^{_FIELD_NAME}\s")
 _COPYRIGHT = re.compile(r"^(?:copyright\b|\(c\)|©)", re.I)
+
+
+def _only_fields(text: str) -> bool:
+    """``text`` is reStructuredText field lines only (``:orphan:``, ``:tocdepth: 2``): metadata, no title."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    return bool(lines) and all(re.match(r":[\w-]+:(?:\s|$)", line) for line in lines)
 
 
 def _title_like(line: str) -> bool:

@@ -113,3 +113,11 @@ def test_a_restructuredtext_title_after_a_licence_comment_is_the_title(parse) ->
     _, units = parse("text-manual", HELDOUT22 / "lazr-uri-index.rst")
     assert units[0].attributes["document_title"] == "lazr.uri" and units[0].attributes["unit_type"] == "title"
     assert [u.topic for u in units[1:]] == ["The URI class", "Finding URIs in Text"]
+
+
+def test_a_restructuredtext_title_after_fields_is_the_title(parse) -> None:
+    """setuptools' "Python 2 Sunset" page opens with the field ``:orphan:`` (keep it out of the table of contents)
+    over its title: every passage's header read ":orphan:"."""
+    _, units = parse("text-manual", REPO_ROOT / "tests" / "fixtures" / "heldout10" / "documents"
+                     / "setuptools-python2-sunset.rst")
+    assert units[0].attributes["document_title"] == "Python 2 Sunset" and units[0].attributes["unit_type"] == "title"

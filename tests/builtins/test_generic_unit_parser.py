@@ -108,25 +108,25 @@ def test_a_licence_that_opens_with_a_copyright_notice_is_titled_by_what_it_is() 
     assert units[0].attributes["document_title"] == "NOTICE"
 
 
-@pytest.mark.parametrize(("text", "title"), [
+@pytest.mark.parametrize(("name", "text", "title"), [
     # a statement, and a sentence that runs on into the next line, open the prose: the file's name titles it
-    ("`tqdm` is a product of collaborative work.\nUnless otherwise stated, all authors retain copyright.\n",
-     "LICENCE"),
-    ("lxml is copyright Infrae and distributed under the BSD license (see\ndoc/licenses/BSD.txt), with "
-     "exceptions.\n", "LICENCE"),
-    ("This file is a list of frequently reported problems with ncurses which are\nconsidered bugs elsewhere.\n",
-     "LICENCE"),
-    # a lead-in is skipped where a named line is looked for, and so are web addresses and list items
-    ("musl as a whole is licensed under the following standard MIT license:\n\n- https://musl.libc.org/\n\n"
-     "Permission is hereby granted.\n", "LICENCE"),
+    ("tqdm-LICENCE", "`tqdm` is a product of collaborative work.\nUnless otherwise stated, all authors retain "
+     "copyright.\n", "tqdm-LICENCE"),
+    ("lxml-LICENSES.txt", "lxml is copyright Infrae and distributed under the BSD license (see\ndoc/licenses/BSD.txt), "
+     "with exceptions.\n", "lxml-LICENSES.txt"),
+    ("ncurses-FAQ.txt", "This file is a list of frequently reported problems with ncurses which are\nconsidered bugs "
+     "elsewhere.\n", "ncurses-FAQ.txt"),
+    # the line naming the file's subject is looked for, but not the lead-in itself, a web address or a list item
+    ("musl-LICENSE.txt", "musl as a whole is licensed under the following standard MIT license:\n\n"
+     "- https://musl.libc.org/\n\nPermission is hereby granted.\n", "musl-LICENSE.txt"),
     # a short first line stays the title, even over a line that starts in lower case
-    ("GNU Foo\nversion 1.2, a tool for bars\n\nText.\n", "GNU Foo"),
-    ("The Foo Project\nhttps://example.org/foo\n\nText.\n", "The Foo Project"),
+    ("foo-README", "GNU Foo\nversion 1.2, a tool for bars\n\nText.\n", "GNU Foo"),
+    ("foo-README", "The Foo Project\nhttps://example.org/foo\n\nText.\n", "The Foo Project"),
 ])
-def test_a_first_line_that_opens_the_prose_is_no_title(text: str, title: str) -> None:
+def test_a_first_line_that_opens_the_prose_is_no_title(name: str, text: str, title: str) -> None:
     """Copyright files and licences of the held-out sets (tqdm's, lxml's, musl's, ncurses' FAQ) open with a sentence,
     which every passage's header repeated as the document's title."""
-    document = Document("LICENCE", text)
+    document = Document(name, text)
     units = build_units(document, GenericUnitParser().parse_document(document), "generic")
     assert units[0].attributes["document_title"] == title
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from right_rag_dagster.core.interfaces import UnitParser
 from right_rag_dagster.core.model import Document, ParsedUnit
 from right_rag_dagster.core.registry import load_helper
-from right_rag_dagster.core.restructuredtext import only_comments
+from right_rag_dagster.core.restructuredtext import only_comments, only_fields
 from right_rag_dagster.errors import DocumentRejected
 
 H = load_helper(__file__, "_shared.py")
@@ -92,7 +92,7 @@ class TextManualParser(UnitParser):
         first = headings[0]
         # a reStructuredText title may follow a note, a comment (a licence header) or fields (":orphan:")
         opens = (first.overlined or not text[:first.start].strip() or only_comments(text[:first.start])
-                 or _only_fields(text[:first.start]))
+                 or only_fields(text[:first.start]))
         title_heading = first if first.numbering is None and opens else None
         body = [h for h in headings if h is not title_heading]
         title = title_heading.title if title_heading else _title_line(text, body[0].start, document.id)
@@ -205,12 +205,6 @@ _FIELD_NAME = r"[A-Z][\w-]*:"
 """A ``Field:`` name at a line's start, as in a stanza (``License: BSD-3-Clause``)."""
 _FIELD = re.compile(rf"^{_FIELD_NAME}\s")
 _COPYRIGHT = re.compile(r"^(?:copyright\b|\(c\)|©)", re.I)
-
-
-def _only_fields(text: str) -> bool:
-    """``text`` is reStructuredText field lines only (``:orphan:``, ``:tocdepth: 2``): metadata, no title."""
-    lines = [line for line in text.splitlines() if line.strip()]
-    return bool(lines) and all(re.match(r":[\w-]+:(?:\s|$)", line) for line in lines)
 
 
 def _title_like(line: str) -> bool:

@@ -386,11 +386,12 @@ def _document_title(document: Document, text: str, headings: list[Heading]) -> s
     if headings and (not text[:headings[0].start].strip() or only_comments(text[:headings[0].start])):
         return headings[0].title  # a reStructuredText title may follow a comment (a licence header)
     raw = text[:4000].splitlines()
-    index, first_line = next(((i, line) for i, line in enumerate(map(_title_text, raw)) if line), (0, ""))
+    titles = [_title_text(line) for line in raw]
+    index, first_line = next(((i, line) for i, line in enumerate(titles) if line), (0, ""))
     following = raw[index + 1] if index + 1 < len(raw) else ""
     # an owner, a lead-in to a list, or the first sentence of the text's prose
     if _COPYRIGHT_LINE.match(first_line) or first_line.endswith(":") or _a_sentence(first_line, following):
-        return _named_line(document, text, skip=first_line) or Path(document.id).name
+        return _named_line(document, raw, titles, skip=first_line) or Path(document.id).name
     if 0 < len(first_line) <= MAX_HEADING and not (first_line.endswith("?") and _a_faq(text)):
         return first_line
     return Path(document.id).name  # a FAQ's first question names one entry, not the document
@@ -411,15 +412,15 @@ _NO_NAME = re.compile(r"://|^[-*+\[]|:$")
 """A line that names nothing: a web address, a list item or link reference, a lead-in to what follows."""
 
 
-def _named_line(document: Document, text: str, skip: str = "") -> str:
-    """The first short line standing alone (a blank line or a rule before it, a blank line after) that names what the file's own name says
-    ("dateutil - Extensions to the standard Python datetime module" in ``python-dateutil-LICENSE.txt``), for a
-    text that opens with a copyright notice, which says who owns the text and not what it is, or with a line that
-    leads in to a list ("Sections in this file describe:")."""
+def _named_line(document: Document, raw: list[str], titles: list[str], skip: str = "") -> str:
+    """The first short line of ``raw`` (``titles``: each as a title) standing alone (a blank line or a rule before
+    it, a blank line after) that names what the file's own name says ("dateutil - Extensions to the standard Python
+    datetime module" in ``python-dateutil-LICENSE.txt``), but ``skip``, for a text that opens with a copyright
+    notice, which says who owns the text and not what it is, with a line that leads in to a list ("Sections in this
+    file describe:"), or with a sentence."""
     stem = _words(Path(document.id).stem) - _GENERIC_FILE_WORDS
-    raw = text[:4000].splitlines()
-    for i, line in enumerate(map(_title_text, raw)):
-        alone = (i + 1 == len(raw) or not raw[i + 1].strip()) and (i == 0 or not _title_text(raw[i - 1]))
+    for i, line in enumerate(titles):
+        alone = (i + 1 == len(raw) or not raw[i + 1].strip()) and (i == 0 or not titles[i - 1])
         if (line and line != skip and alone and len(line) <= MAX_HEADING and stem & _words(line)
                 and not _COPYRIGHT_LINE.match(line) and not _NO_NAME.search(line)):
             return line.rstrip(".")

@@ -4,6 +4,7 @@
     .venv/bin/python bench/tuning_sets.py --sets dev,heldout16     # some sets
     .venv/bin/python bench/tuning_sets.py --work /tmp/sets --keep  # keep the indexed projects; later runs reuse them
     .venv/bin/python bench/tuning_sets.py --work /tmp/sets --env RIGHT_RAG_X=1 --json out.json   # a variant
+    .venv/bin/python bench/tuning_sets.py --work /tmp/sets --reranker semantic   # a [right-rag.retrieval] reranker
 
 Each set (``dev``: the repository's ``data/documents`` and ``eval/questions.jsonl``; ``heldoutN``: the fixture of that
 name) is copied with its links dereferenced, pointed at this checkout's ``spec/``, indexed with ``right-rag index``
@@ -62,24 +63,31 @@ def tuning_sets() -> list[str]:
     return ["dev", *(name for _, name in numbered[:-1])]
 
 
-def prepare(name: str, folder: Path) -> Path:
-    """A project folder for set ``name`` (its documents copied, links dereferenced) using this checkout's spec/."""
+def prepare(name: str, folder: Path, reranker: str | None = None) -> Path:
+    """A project folder for set ``name`` (its documents copied, links dereferenced, once) using this checkout's
+    spec/, with ``reranker`` as its ``[right-rag.retrieval] reranker`` when given (the settings are written anew
+    every run, so a kept project takes the run's reranker)."""
     project = folder / name
-    if (project / "right_rag.toml").exists():
-        return project
-    project.mkdir(parents=True)
+    fixture = FIXTURES / name
+    if not (project / "documents").exists():
+        project.mkdir(parents=True, exist_ok=True)
+        if name == "dev":
+            shutil.copytree(REPO / "data" / "documents", project / "documents")
+            shutil.copy(REPO / "eval" / "questions.jsonl", project / "questions.jsonl")
+        else:
+            shutil.copytree(fixture / "documents", project / "documents", symlinks=False)
+            shutil.copy(fixture / "questions.jsonl", project / "questions.jsonl")
     if name == "dev":
-        shutil.copytree(REPO / "data" / "documents", project / "documents")
-        shutil.copy(REPO / "eval" / "questions.jsonl", project / "questions.jsonl")
         toml = (REPO / "right_rag.toml").read_text(encoding="utf-8")
         toml = re.sub(r'(?m)^documents_dir = .*$', 'documents_dir = "documents"', toml)
         toml = re.sub(r'(?m)^questions_file = .*$', 'questions_file = "questions.jsonl"', toml)
     else:
-        fixture = FIXTURES / name
-        shutil.copytree(fixture / "documents", project / "documents", symlinks=False)
-        shutil.copy(fixture / "questions.jsonl", project / "questions.jsonl")
         toml = (fixture / "right_rag.toml").read_text(encoding="utf-8")
     toml = re.sub(r'(?m)^spec_dir = .*$', f"spec_dir = {json.dumps(str(REPO / 'spec'))}", toml)
+    if reranker:
+        line = f"reranker = {json.dumps(reranker)}"
+        toml, found = re.subn(r"(?m)^\[right-rag\.retrieval\]\s*$", lambda m: f"{m.group(0)}\n{line}", toml)
+        toml += "" if found else f"\n[right-rag.retrieval]\n{line}\n"
     (project / "right_rag.toml").write_text(toml, encoding="utf-8")
     return project
 
@@ -93,10 +101,11 @@ def run(project: Path, args: list[str], env: dict[str, str]) -> subprocess.Compl
     return done
 
 
-def measure(name: str, folder: Path, env: dict[str, str], retrievers: list[str]) -> tuple[list[SetResult], float]:
+def measure(name: str, folder: Path, env: dict[str, str], retrievers: list[str],
+            reranker: str | None = None) -> tuple[list[SetResult], float]:
     """Index set ``name`` (incrementally when its project is kept) and evaluate it; (one result per retriever,
     seconds the index took)."""
-    project = prepare(name, folder)
+    project = prepare(name, folder, reranker)
     started = time.perf_counter()
     run(project, ["index", "--quiet"], env)
     seconds = time.perf_counter() - started
@@ -137,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE", help="for every right-rag run")
     parser.add_argument("--jobs", type=int, default=2, help="sets indexed and evaluated at once (default 2)")
     parser.add_argument("--json", type=Path, help="write every set's figures here")
+    parser.add_argument("--reranker", help="[right-rag.retrieval] reranker for every set (default: the sets' own)")
     args = parser.parse_args(argv)
 
     names = args.sets.split(",") if args.sets else tuning_sets()
@@ -153,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     try:
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            measured = dict(zip(names, pool.map(lambda n: measure(n, work, env, args.retriever), names)))
+            measured = dict(zip(names, pool.map(lambda n: measure(n, work, env, args.retriever, args.reranker), names)))
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)

@@ -115,7 +115,7 @@ class SimpleFlow(Flow):
             hits = context.search(question)
             step.output(hits=hit_summary(hits), scores=[h.score for h in hits])
         with trace.step("rerank", method=context.reranker, hits=len(hits)) as step:
-            hits, scores = rerank(question, hits, context.reranker, context.store)
+            hits, scores = rerank(question, hits, context.reranker, context.store, context.embedder)
             step.output(order=[h.chunk_id for h in hits], scores=scores)
         return hits, self._generate(question, hits, context, trace)
 

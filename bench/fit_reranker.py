@@ -43,10 +43,11 @@ class Question:
 
 
 def answers(hit, evidence: list[dict]) -> bool:  # noqa: ANN001
-    """Whether ``hit`` alone covers at least half of every evidence item."""
+    """Whether ``hit`` alone covers at least half of every evidence item (a joined hit's chunks do not overlap; each
+    quote of the sets occurs once in its document, so its first span is its span)."""
     for item in evidence:
-        start, end = item.get("source_start"), item.get("source_end")
-        if start is None or item["document"] != hit.document_id:
+        start, end = item["source_start"], item["source_end"]
+        if item["document"] != hit.document_id:
             return False
         covered = sum(max(0, min(end, b) - max(start, a)) for a, b in hit.spans)
         if 2 * covered < end - start:
@@ -61,6 +62,8 @@ def read_set(folder: Path, retriever: str, embedder) -> list[Question]:  # noqa:
     store = Store(report["config"]["evaluation_store"])
     found = []
     for asked in report["questions"]:
+        if not asked["evidence"] or any(item.get("source_start") is None for item in asked["evidence"]):
+            continue  # evaluate does not score it either (a quote it could not find)
         hits = search(store, asked["question"], chunker="domain", retriever=retriever, k=semantic.DEPTH,
                       expand=settings.expand, options=settings.retriever_options(), identity=settings.identity,
                       neighbours=settings.neighbours)

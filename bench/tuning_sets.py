@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,8 +70,9 @@ def prepare(name: str, folder: Path, reranker: str | None = None) -> Path:
     every run, so a kept project takes the run's reranker)."""
     project = folder / name
     fixture = FIXTURES / name
-    if not (project / "documents").exists():
-        project.mkdir(parents=True, exist_ok=True)
+    if not (project / "right_rag.toml").exists():  # written last: a copy cut short is made again
+        shutil.rmtree(project, ignore_errors=True)
+        project.mkdir(parents=True)
         if name == "dev":
             shutil.copytree(REPO / "data" / "documents", project / "documents")
             shutil.copy(REPO / "eval" / "questions.jsonl", project / "questions.jsonl")
@@ -85,9 +87,7 @@ def prepare(name: str, folder: Path, reranker: str | None = None) -> Path:
         toml = (fixture / "right_rag.toml").read_text(encoding="utf-8")
     toml = re.sub(r'(?m)^spec_dir = .*$', f"spec_dir = {json.dumps(str(REPO / 'spec'))}", toml)
     if reranker:
-        line = f"reranker = {json.dumps(reranker)}"
-        toml, found = re.subn(r"(?m)^\[right-rag\.retrieval\]\s*$", lambda m: f"{m.group(0)}\n{line}", toml)
-        toml += "" if found else f"\n[right-rag.retrieval]\n{line}\n"
+        toml = with_reranker(toml, reranker)
     (project / "right_rag.toml").write_text(toml, encoding="utf-8")
     return project
 
@@ -99,6 +99,22 @@ def run(project: Path, args: list[str], env: dict[str, str]) -> subprocess.Compl
         raise SystemExit(f"right-rag {' '.join(args)} failed on {project.name} (exit {done.returncode}):\n"
                          f"{done.stderr[-2000:]}")
     return done
+
+
+def with_reranker(toml: str, reranker: str) -> str:
+    """``toml`` with ``[right-rag.retrieval] reranker`` set to ``reranker`` (replaced when the table sets one)."""
+    line = f"reranker = {json.dumps(reranker)}"
+    header = re.search(r"(?m)^\[right-rag\.retrieval\][ \t]*(?:#.*)?$", toml)
+    if header is None:
+        return toml + f"\n[right-rag.retrieval]\n{line}\n"
+    table_end = re.compile(r"(?m)^\[").search(toml, header.end())
+    end = table_end.start() if table_end else len(toml)
+    table, found = re.subn(r"(?m)^reranker[ \t]*=.*$", line, toml[header.end():end])
+    if not found:
+        table = f"\n{line}" + table
+    result = toml[:header.end()] + table + toml[end:]
+    tomllib.loads(result)  # a file right-rag cannot read fails here, naming the set's settings
+    return result
 
 
 def measure(name: str, folder: Path, env: dict[str, str], retrievers: list[str],

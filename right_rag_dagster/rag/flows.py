@@ -26,7 +26,7 @@ from ..store import Store
 from .evidence import STOPWORDS, content_terms, coverage, passage_terms
 from .generators import Generator
 from .model import Generated
-from .rerank import rerank
+from .rerank import rerank, rerank_depth
 from .trace import FlowGraph, Trace
 
 
@@ -110,12 +110,14 @@ class SimpleFlow(Flow):
     }
 
     def run(self, question: str, context: FlowContext, trace: Trace) -> tuple[list[Hit], Generated]:
+        depth = max(context.k, rerank_depth(context.reranker))
         with trace.step("retrieve", query=question, retriever=context.retriever, chunker=context.chunker,
-                        k=context.k, filters=context.filters) as step:
-            hits = context.search(question)
+                        k=depth, filters=context.filters) as step:
+            hits = context.search(question, k=depth)
             step.output(hits=hit_summary(hits), scores=[h.score for h in hits])
         with trace.step("rerank", method=context.reranker, hits=len(hits)) as step:
             hits, scores = rerank(question, hits, context.reranker, context.store, context.embedder)
+            hits, scores = hits[:context.k], scores[:context.k]
             step.output(order=[h.chunk_id for h in hits], scores=scores)
         return hits, self._generate(question, hits, context, trace)
 

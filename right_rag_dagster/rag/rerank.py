@@ -16,13 +16,14 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..errors import ConfigError
-from ..retrieval.embedders import Embedder, make_embedder
+from ..retrieval.embedders import Embedder
 from ..retrieval.hits import Hit
 from ..retrieval.searching.within_document import take_places
 from ..store import Store
 from .evidence import content_terms, coverage, passage_terms
 from .extractive import answer_cue, name_terms, question_weights, score_passages
-from .semantic import rerank_semantic
+from .semantic import DEPTH as SEMANTIC_DEPTH
+from .semantic import rerank_semantic, semantic_embedder
 
 RERANKERS = ("none", "coverage", "sentences", "semantic")
 SENTENCE_DEPTH = 5
@@ -31,11 +32,17 @@ SENTENCE_WEIGHT = 0.3
 """What a passage's best sentence covering the whole question adds to its score, over the first hit's score."""
 
 
+def rerank_depth(method: str) -> int:
+    """Hits a reranker reads: ``semantic`` reorders its first ``DEPTH`` whatever ``k`` is (the flow keeps ``k`` of
+    them after it; its weights were fit and measured on ten), the others only the ``k`` they are given."""
+    return SEMANTIC_DEPTH if method == "semantic" else 0
+
+
 def rerank(question: str, hits: Sequence[Hit], method: str = "none", store: Store | None = None,
            embedder: Embedder | None = None) -> tuple[list[Hit], list[float]]:
     """Hits in their new order (ranks renumbered from 1) and the rerank score of each. ``store`` gives the
     ``sentences`` and ``semantic`` rerankers their term weights (BM25's IDF; every term weighs 1 without it);
-    ``semantic`` reads meaning with ``embedder`` (the project's; the offline MiniLM model when it names none)."""
+    ``semantic`` reads meaning with the model its weights were fit with (``embedder`` when it is that model)."""
     if method not in RERANKERS:
         raise ConfigError(f"unknown reranker {method!r}; available: {', '.join(RERANKERS)}")
     if method == "none" or not hits:
@@ -43,7 +50,7 @@ def rerank(question: str, hits: Sequence[Hit], method: str = "none", store: Stor
     if method == "sentences":
         return _by_sentences(question, list(hits), store)
     if method == "semantic":
-        return rerank_semantic(question, list(hits), store, embedder or make_embedder("minilm"))
+        return rerank_semantic(question, list(hits), store, semantic_embedder(embedder))
     terms = content_terms(question)
     shares = [coverage(terms, passage_terms(hit.text + " " + " ".join(hit.section_path))) for hit in hits]
     order = sorted(range(len(hits)), key=lambda i: (-shares[i], i))

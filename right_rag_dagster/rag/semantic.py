@@ -16,7 +16,6 @@ the retriever's order did (docs/evaluation.md, "A reranker that reads meaning").
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 import numpy as np
 
@@ -88,13 +87,7 @@ def rerank_semantic(question: str, hits: list[Hit], store: Store | None,
     matrix = features(question, head, store, embedder)
     model = matrix @ np.asarray(WEIGHTS) if len(head) else np.zeros(0)
     order = sorted(range(len(head)), key=lambda i: (-model[i], i))
-    ranked = [_placed(head[i], rank, float(model[i])) for rank, i in enumerate(order, start=1)]
-    ranked += [_placed(h, rank, None) for rank, h in enumerate(tail, start=len(head) + 1)]
+    ranked = [head[i].reranked(rank, semantic=round(float(model[i]), 4)) for rank, i in enumerate(order, start=1)]
+    ranked += [h.reranked(rank) for rank, h in enumerate(tail, start=len(head) + 1)]
     return ranked, [float(model[i]) for i in order] + [h.score for h in tail]
 
-
-def _placed(hit: Hit, rank: int, score: float | None) -> Hit:
-    details = {**hit.details, "retrieval_rank": hit.rank}
-    if score is not None:
-        details["semantic"] = round(score, 4)
-    return replace(hit, rank=rank, details=details)

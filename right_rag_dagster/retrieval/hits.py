@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 
@@ -46,6 +46,11 @@ class Hit:
         if self.page_label_end and self.page_label_end != self.page_label_start:
             return f"{self.page_label_start}-{self.page_label_end}"
         return self.page_label_start
+
+    def reranked(self, rank: int, **details: Any) -> Hit:
+        """This hit at ``rank`` after a reranker: ``details`` keep the rank the retriever gave it (``retrieval_rank``)
+        beside what the reranker adds."""
+        return replace(self, rank=rank, details={**self.details, "retrieval_rank": self.rank, **details})
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON value for ``--json`` output: ``document`` for the document id, section path as a list."""

@@ -88,3 +88,24 @@ def test_bm25_query_never_imports_torch_with_minilm_configured(tmp_path: Path) -
     (project / "right_rag.toml").write_text(SETTINGS + '\n[right-rag.retrieval]\nembedder = "minilm"\n')
     out = right_rag(project, "query", "What is a Derivative Work?", "--retriever", "bm25", script=NO_TORCH)
     assert "Derivative Works" in out and out.rstrip().endswith("torch not loaded")
+
+
+def test_the_default_retriever_is_hybrid_once_an_embedder_is_configured(tmp_path: Path) -> None:
+    """With no ``retriever`` set, a project queries ``bm25``; once it names an embedder (whose vectors ``right-rag
+    index`` builds), ``hybrid``, the two rankings fused; a ``retriever`` setting or ``--retriever`` still decides."""
+    project = make_project(tmp_path / "p", documents=("GPL-3.0.txt",))
+    question = "How long must a written offer stay valid?"
+    right_rag(project, "index")
+    answer = json.loads(right_rag(project, "query", question, "--json"))
+    assert answer["settings"]["retriever"] == "bm25" and "dense" not in answer["hits"][0]["details"]
+
+    (project / "right_rag.toml").write_text(SETTINGS + '\n[right-rag.retrieval]\nembedder = "hashing:64"\n')
+    assert f"dense index of default: built with hashing:{TOK}:64" in right_rag(project, "index")
+    answer = json.loads(right_rag(project, "query", question, "--json"))
+    assert answer["settings"]["retriever"] == "hybrid" and set(answer["hits"][0]["details"]) == {"bm25", "dense"}
+    assert json.loads(right_rag(project, "query", question, "--json", "--retriever", "bm25"))["settings"][
+        "retriever"] == "bm25"
+
+    (project / "right_rag.toml").write_text(SETTINGS + '\n[right-rag.retrieval]\nembedder = "hashing:64"\n'
+                                            'retriever = "bm25"\n')
+    assert json.loads(right_rag(project, "query", question, "--json"))["settings"]["retriever"] == "bm25"

@@ -34,7 +34,8 @@ def test_evaluate_prints_a_table_and_writes_json(indexed_project: Path, tmp_path
     assert set(payload) == {"metrics", "config", "questions"}
     assert {"hit@1", "hit@5", "recall@5", "mrr@10", "ndcg@10", "context_chars@5", "answered_rate",
             "quotes_not_found", "latency_p50_ms", "latency_p95_ms"} <= set(payload["metrics"])
-    assert payload["config"]["chunker"] == "default" and payload["config"]["retriever"] == "bm25"
+    # the project names an embedder, so its default retriever is hybrid (settings.DEFAULT_RETRIEVERS)
+    assert payload["config"]["chunker"] == "default" and payload["config"]["retriever"] == "hybrid"
     assert [q["id"] for q in payload["questions"]][:2] == ["apache-patent-termination", "mpl2-executable-form"]
     question = payload["questions"][0]
     assert {"id", "question", "evidence", "first_hit_rank", "hits"} <= set(question)

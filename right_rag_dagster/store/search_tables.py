@@ -140,6 +140,15 @@ def dense_nearest(con: Connection, t: IndexTables, vector_sql: str, fetch: int) 
                        f"ORDER BY array_cosine_distance(vector, {vector_sql}) LIMIT {int(fetch)}").fetchall()
 
 
+def _bm25_weight(n: str, df: str, tf: str, length: str, params: tuple[float, float]) -> str:
+    """One term's BM25 weight in one chunk as SQL over the named columns (``params``: k1, b, as doubles like the
+    snapshot's, not DECIMAL literals): fts's IDF ``log((n - df + 0.5) / (df + 0.5) + 1)`` times the saturated,
+    length-normalized term frequency (``stats.avgdl``: the average chunk length)."""
+    k1, b = f"{params[0]}::DOUBLE", f"{params[1]}::DOUBLE"
+    return (f"log((({n} - {df}) + 0.5) / ({df} + 0.5) + 1) "
+            f"* (({tf} * ({k1} + 1)) / ({tf} + {k1} * ((1 - {b}) + {b} * ({length} / stats.avgdl))))")
+
+
 def bm25_document_scores(con: Connection, t: IndexTables, termids: Sequence[int], documents: Sequence[str],
                          params: tuple[float, float]) -> dict[str, float]:
     """chunk_id -> BM25 (``params``: k1, b) on ``termids`` of each chunk of ``documents``, with each term's IDF
@@ -148,7 +157,6 @@ def bm25_document_scores(con: Connection, t: IndexTables, termids: Sequence[int]
         return {}
     terms = ", ".join(str(int(i)) for i in termids)
     chunker, names = literal(t.chunker), literal(list(documents))[1:-1]
-    k1, b = f"{params[0]}::DOUBLE", f"{params[1]}::DOUBLE"
     return dict(con.execute(f"""
         WITH stats AS (SELECT avg(len) AS avgdl FROM {t.bm25}),
              sizes AS (SELECT document_id, count(*) AS n FROM chunks
@@ -159,9 +167,7 @@ def bm25_document_scores(con: Connection, t: IndexTables, termids: Sequence[int]
              hits AS (SELECT p.termid, p.tf, own.* FROM {t.postings} AS p JOIN own USING (doc_key)
                       WHERE p.termid IN ({terms})),
              held AS (SELECT document_id, termid, count(*) AS held FROM hits GROUP BY document_id, termid)
-        SELECT hits.chunk_id,
-               sum(log(((sizes.n - held.held) + 0.5) / (held.held + 0.5) + 1)
-                   * ((hits.tf * ({k1} + 1)) / (hits.tf + {k1} * ((1 - {b}) + {b} * (hits.len / stats.avgdl)))))
+        SELECT hits.chunk_id, sum({_bm25_weight("sizes.n", "held.held", "hits.tf", "hits.len", params)})
         FROM hits JOIN held USING (document_id, termid) JOIN sizes USING (document_id) CROSS JOIN stats
         GROUP BY hits.chunk_id""").fetchall())
 
@@ -171,15 +177,11 @@ def bm25_best_rows(con: Connection, t: IndexTables, termids: Sequence[int], k: i
     """``columns`` of the ``k`` chunks scoring best by BM25 (``params``: k1, b) on ``termids``, with the score
     last, scored in a temporary table (in memory: the store stays read-only) instead of loading the index."""
     terms = ", ".join(str(int(i)) for i in termids)
-    k1, b = f"{params[0]}::DOUBLE", f"{params[1]}::DOUBLE"  # doubles like the snapshot, not DECIMAL literals
     scores = f"""
         WITH stats AS (SELECT count(*) AS n, avg(len) AS avgdl FROM {t.bm25}),
              hits AS (SELECT termid, doc_key, tf FROM {t.postings} WHERE termid IN ({terms})),
              df AS (SELECT termid, count(*) AS df FROM hits GROUP BY termid)
-        SELECT hits.doc_key,
-               sum(log(((stats.n - df.df) + 0.5) / (df.df + 0.5) + 1)
-                   * ((hits.tf * ({k1} + 1)) / (hits.tf + {k1} * ((1 - {b}) + {b} * (c.len / stats.avgdl)))))
-                   AS score
+        SELECT hits.doc_key, sum({_bm25_weight("stats.n", "df.df", "hits.tf", "c.len", params)}) AS score
         FROM hits JOIN df USING (termid) JOIN {t.bm25} AS c USING (doc_key) CROSS JOIN stats
         GROUP BY hits.doc_key"""
     con.execute(f"CREATE TEMP TABLE _scores AS {scores}")  # in memory: the store stays read-only

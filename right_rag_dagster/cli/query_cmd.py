@@ -22,7 +22,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("question", help="the question, in quotes")
     parser.add_argument("--k", type=positive_int, default=None, help="chunks to retrieve (default: settings, else 5)")
     parser.add_argument("--retriever", default=None,
-                        help="bm25, dense, hybrid or a spec/retrievers plugin (default: settings, else bm25)")
+                        help="bm25, dense, hybrid or a spec/retrievers plugin (default: settings, else hybrid "
+                             "when an embedder is set, else bm25)")
     parser.add_argument("--chunker", default=None, help="chunk parser whose index to search")
     parser.add_argument("--flow", default=None, help="RAG flow: simple or adaptive (default: settings, else simple)")
     parser.add_argument("--filter", action="append", default=[], metavar="KEY=VALUE", dest="filters",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..core.registry import Registry
@@ -53,6 +54,10 @@ def query(project_or_store: Any, question: str, *, k: int | None = None, retriev
         options=_options(settings, dense=embedder is not None or settings.embedder is not None
                          or not _is_project(project_or_store)),
     )
+    if retriever is None and settings.retriever_defaulted and context.retriever != "bm25" \
+            and not context.dense_available():
+        # the default follows the embedder setting; until `right-rag index` has built its vectors, BM25 answers
+        context = replace(context, retriever="bm25")
     runner = get_flow(flow or settings.flow)
     recorder = Trace(runner.graph())
     hits, generated = runner.run(question, context, recorder)

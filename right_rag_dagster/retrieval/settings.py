@@ -60,7 +60,7 @@ def check_variant(variant: str) -> str:
 
 DEFAULT_RETRIEVERS = {"embedder": "hybrid", "none": "bm25"}
 """The retriever when ``retriever`` is not set: ``hybrid`` when the project names an ``embedder`` (its vectors are
-built, so they are used), else ``bm25``. Measured at the twenty-sixth round's start: on the 28 tuning sets (870
+built, so they are used; ``rag.query`` answers with ``bm25`` while they are not built yet), else ``bm25``. Measured at the twenty-sixth round's start: on the 28 tuning sets (870
 questions) hybrid 634 / 770 / 0.794 (hit@1, hit@5 in questions; MRR@10) against bm25's 629 / 750 / 0.782; on the 13
 held-out sets measured unseen with both (heldout16-28) its MRR@10 was the higher on 9 (by up to 0.146) and the lower on
 4 (by 0.006-0.024), 0.665 against 0.629 on average: docs/evaluation.md, "twenty-sixth round"."""
@@ -71,7 +71,7 @@ class RetrievalSettings:
     """Query defaults; every field may be overridden per call."""
 
     chunker: str | None = None
-    retriever: str = "bm25"
+    retriever: str | None = None  # None: DEFAULT_RETRIEVERS (resolved when the settings are made)
     k: int = 5
     embedder: str | None = None
     embedder_url: str | None = None
@@ -86,11 +86,18 @@ class RetrievalSettings:
     neighbours: bool = True
     within_document: bool = True
     answer_min_coverage: float = DEFAULT_MIN_COVERAGE
+    retriever_defaulted: bool = field(default=False, init=False)
+    """Whether ``retriever`` is ``DEFAULT_RETRIEVERS``' choice rather than the project's."""
+
+    def __post_init__(self) -> None:
+        if self.retriever is None:
+            object.__setattr__(self, "retriever", DEFAULT_RETRIEVERS["embedder" if self.embedder else "none"])
+            object.__setattr__(self, "retriever_defaulted", True)
 
     @classmethod
     def from_dict(cls, values: dict[str, Any] | None) -> RetrievalSettings:
         values = dict(values or {})
-        known = {f.name for f in fields(cls)}
+        known = {f.name for f in fields(cls) if f.init}
         unknown = sorted(set(values) - known)
         if unknown:
             raise ConfigError(f"unknown keys in [right-rag.retrieval]: {unknown}; known: {sorted(known)}")
@@ -107,8 +114,6 @@ class RetrievalSettings:
         if isinstance(coverage, bool) or not isinstance(coverage, int | float) or not 0 <= coverage <= 1:
             raise ConfigError("[right-rag.retrieval] answer_min_coverage must be a number from 0 to 1 (the share of "
                               f"a question's term weight an extractive answer must cover), got {coverage!r}")
-        if "retriever" not in values:
-            values["retriever"] = DEFAULT_RETRIEVERS["embedder" if values.get("embedder") else "none"]
         return cls(**values)
 
 

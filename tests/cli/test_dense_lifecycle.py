@@ -90,9 +90,11 @@ def test_bm25_query_never_imports_torch_with_minilm_configured(tmp_path: Path) -
     assert "Derivative Works" in out and out.rstrip().endswith("torch not loaded")
 
 
+@pytest.mark.slow
 def test_the_default_retriever_is_hybrid_once_an_embedder_is_configured(tmp_path: Path) -> None:
-    """With no ``retriever`` set, a project queries ``bm25``; once it names an embedder (whose vectors ``right-rag
-    index`` builds), ``hybrid``, the two rankings fused; a ``retriever`` setting or ``--retriever`` still decides."""
+    """With no ``retriever`` set, a project queries ``bm25``; once it names an embedder, ``hybrid``, the two rankings
+    fused, as soon as ``right-rag index`` has built the vectors (``bm25`` answers until then, not an error); a
+    ``retriever`` setting or ``--retriever`` still decides."""
     project = make_project(tmp_path / "p", documents=("GPL-3.0.txt",))
     question = "How long must a written offer stay valid?"
     right_rag(project, "index")
@@ -100,6 +102,8 @@ def test_the_default_retriever_is_hybrid_once_an_embedder_is_configured(tmp_path
     assert answer["settings"]["retriever"] == "bm25" and "dense" not in answer["hits"][0]["details"]
 
     (project / "right_rag.toml").write_text(SETTINGS + '\n[right-rag.retrieval]\nembedder = "hashing:64"\n')
+    answer = json.loads(right_rag(project, "query", question, "--json"))  # set, not built yet
+    assert answer["found"] and answer["settings"]["retriever"] == "bm25"
     assert f"dense index of default: built with hashing:{TOK}:64" in right_rag(project, "index")
     answer = json.loads(right_rag(project, "query", question, "--json"))
     assert answer["settings"]["retriever"] == "hybrid" and set(answer["hits"][0]["details"]) == {"bm25", "dense"}

@@ -120,3 +120,17 @@ def test_the_answer_gate_must_be_a_share(value: str) -> None:
 
     with pytest.raises(ConfigError, match="answer_min_coverage must be a number from 0 to 1"):
         RetrievalSettings.from_dict({"answer_min_coverage": tomllib.loads(f"v = {value}")["v"]})
+
+
+def test_the_default_retriever_follows_the_embedder_setting() -> None:
+    """``DEFAULT_RETRIEVERS``, however the settings are made; a set retriever is kept, and which it was is known."""
+    from right_rag_dagster.errors import ConfigError
+    from right_rag_dagster.retrieval.settings import RetrievalSettings
+
+    assert (RetrievalSettings().retriever, RetrievalSettings().retriever_defaulted) == ("bm25", True)
+    assert RetrievalSettings(embedder="minilm").retriever == "hybrid"
+    assert RetrievalSettings.from_dict({"embedder": "hashing:64"}).retriever == "hybrid"
+    chosen = RetrievalSettings.from_dict({"embedder": "hashing:64", "retriever": "bm25"})
+    assert (chosen.retriever, chosen.retriever_defaulted) == ("bm25", False)
+    with pytest.raises(ConfigError, match="unknown keys in \\[right-rag.retrieval\\]: \\['retriever_defaulted'\\]"):
+        RetrievalSettings.from_dict({"retriever_defaulted": True})

@@ -160,7 +160,8 @@ def test_a_local_embedder_is_recreated_from_the_stored_identity(dense_store: Sto
 
 
 def test_dense_without_vectors_is_a_clear_error(store_copy: Store) -> None:
-    with pytest.raises(IndexMissingError, match="no dense index for chunker 'default': set embedder = .* and run `right-rag index`"):
+    with pytest.raises(IndexMissingError, match="no dense index for chunker 'default' yet: `right-rag index` builds "
+                       "it once an embedder is set .* --retriever bm25"):
         search(store_copy, "license", chunker="default", retriever="dense", embedder=EMBEDDER)
 
 

@@ -45,10 +45,10 @@ class DenseVectors:
     def load(cls, con: Connection, chunks: ChunkTable) -> DenseVectors:
         state = read_state(con, chunks.chunker, "dense")
         if state is None or not table_exists(con, IndexTables(chunks.chunker).dense):
-            raise IndexMissingError(f"no dense index for chunker {chunks.chunker!r}: set embedder = \"minilm\" "
-                                    "under [right-rag.retrieval] in right_rag.toml and run `right-rag index`, which "
-                                    "builds it (from Python: build_search_index(store, "
-                                    f"{chunks.chunker!r}, embedder=...))")
+            raise IndexMissingError(f"no dense index for chunker {chunks.chunker!r} yet: `right-rag index` builds it "
+                                    "once an embedder is set under [right-rag.retrieval] in right_rag.toml (e.g. "
+                                    "embedder = \"minilm\"); or query with --retriever bm25 (from Python: "
+                                    f"build_search_index(store, {chunks.chunker!r}, embedder=...))")
         vectors = cls(state)
         if not vectors.hnsw:
             vectors._load_matrix(con, chunks)

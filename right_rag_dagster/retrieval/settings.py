@@ -60,10 +60,11 @@ def check_variant(variant: str) -> str:
 
 DEFAULT_RETRIEVERS = {"embedder": "hybrid", "none": "bm25"}
 """The retriever when ``retriever`` is not set: ``hybrid`` when the project names an ``embedder`` (its vectors are
-built, so they are used; ``rag.query`` answers with ``bm25`` while they are not built yet), else ``bm25``. Measured at the twenty-sixth round's start: on the 28 tuning sets (870
-questions) hybrid 634 / 770 / 0.794 (hit@1, hit@5 in questions; MRR@10) against bm25's 629 / 750 / 0.782; on the 13
-held-out sets measured unseen with both (heldout16-28) its MRR@10 was the higher on 9 (by up to 0.146) and the lower on
-4 (by 0.006-0.024), 0.665 against 0.629 on average: docs/evaluation.md, "twenty-sixth round"."""
+built, so they are used; ``rag.query`` answers with ``bm25`` while they are not built yet), else ``bm25``. Measured
+at the twenty-sixth round's start: on the 28 tuning sets (870 questions) hybrid 634 / 770 / 0.794 (hit@1, hit@5 in
+questions; MRR@10) against bm25's 629 / 750 / 0.782; on the 13 held-out sets measured unseen with both (heldout16-28)
+its MRR@10 was the higher on 9 (by up to 0.146) and the lower on 4 (by 0.006-0.024), 0.665 against 0.629 on average:
+docs/evaluation.md, "twenty-sixth round"."""
 
 
 @dataclass(frozen=True)

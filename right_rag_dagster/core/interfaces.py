@@ -1,7 +1,8 @@
 """Plugin contracts. Each plugin is a no-argument class with a name property and one or two methods.
 
 Put subclasses under ``spec/<kind>/`` of a project; the registry finds them. A plugin's version is the hash
-of its source file, so editing a parser changes its version (and marks its Dagster assets unsynced).
+of its source file (with its ``_*.py`` helpers and the package modules it imports), so editing a parser changes its
+version (and marks its Dagster assets unsynced).
 Set ``selected_by_default = False`` on a class to keep it out of ``None`` ("all registered") selections.
 """
 

@@ -19,6 +19,7 @@ from typing import Any
 from ..errors import ConfigError, PluginError
 from .hashing import file_hash, stable_hash
 from .interfaces import PLUGIN_KINDS
+from .sources import code_version
 
 SMOKE_TEST_KINDS = ("unit_parsers", "chunk_parsers")
 
@@ -30,7 +31,7 @@ def register_plugin_kind(kind: str, interface: type, name_property: str) -> None
 
 @dataclass(frozen=True)
 class PluginInfo:
-    """A discovered plugin: where it came from and its version (hash of its source file)."""
+    """A discovered plugin: where it came from and its version (a hash of its source, ``_source_version``)."""
 
     kind: str
     name: str
@@ -239,14 +240,10 @@ def _exec_file(module_name: str, path: Path) -> Any:
 
 
 def _source_version(path: Path, builtin: bool) -> str:
-    """Plugin version: hash of the plugin's source file (plus the package version for built-ins, whose
-    logic also lives in the package's other modules, and the private helpers ``_*.py`` beside a spec plugin,
-    which plugins import by path)."""
-    if builtin:
-        from .. import __version__
-
-        return stable_hash([file_hash(path), __version__])[:16]
-    helpers = sorted(p for p in path.parent.glob("_*.py") if p.name != "__init__.py" and p != path)
-    if helpers:
-        return stable_hash([file_hash(path), *(file_hash(helper) for helper in helpers)])[:16]
-    return file_hash(path)[:16]
+    """Plugin version: a hash of the plugin's source file, the private helpers ``_*.py`` beside a spec plugin (which
+    plugins import by path), and the modules of this package that they import, directly or through each other (the
+    generic parser's logic lives in ``core/faq.py`` too, the default loader's in ``loaders/``)."""
+    files = [path]
+    if not builtin:
+        files += sorted(p for p in path.parent.glob("_*.py") if p.name != "__init__.py" and p != path)
+    return code_version(files)

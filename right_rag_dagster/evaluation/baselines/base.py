@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ...core.hashing import file_hash, stable_hash
+from ...core import sources
 from ...core.ids import chunk_id_for, unit_id_for_path
 from ...core.model import Chunk, Document
 
@@ -45,8 +45,9 @@ class BaselineChunker(ABC):
 
 @cache
 def code_version() -> str:
-    """A hash of the baselines' source files: a change to how any baseline cuts invalidates every cached cut."""
-    return stable_hash({p.name: file_hash(p) for p in sorted(Path(__file__).parent.glob("*.py"))})[:16]
+    """A hash of the baselines' source files and the package modules they import (``core/ids.py`` names their
+    chunks): a change to how any baseline cuts invalidates every cached cut."""
+    return sources.code_version(Path(__file__).parent.glob("*.py"))
 
 
 def baseline_unit_id(document_id: str, chunker: str) -> str:

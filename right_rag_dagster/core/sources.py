@@ -1,0 +1,83 @@
+"""The modules of this package that a source file runs, found by reading its imports: part of a plugin's version,
+so an edit to a module a parser calls (``core/faq.py`` under the generic parser, ``loaders/pdf.py`` under the default
+loader) re-parses what that parser parsed, and an edit elsewhere re-parses nothing."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+
+from .hashing import file_hash, stable_hash
+
+PACKAGE = Path(__file__).resolve().parents[1]
+
+
+def code_version(paths: Iterable[Path], package: Path = PACKAGE) -> str:
+    """The version of the code that ``paths`` run: a hash of them and of the modules of ``package`` they import."""
+    return _sources_version(package_sources(paths, package), package)
+
+
+def package_sources(paths: Iterable[Path], package: Path = PACKAGE) -> list[Path]:
+    """``paths`` and every module of ``package`` they import, directly or through those modules (imports inside
+    functions too), sorted. Modules of other packages are not followed: their version is the installed one's."""
+    seen: set[Path] = set()
+    todo = [Path(path).resolve() for path in paths]
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        todo.extend(found for found in _imported(current, package.resolve()) if found not in seen)
+    return sorted(seen)
+
+
+def _sources_version(paths: list[Path], package: Path = PACKAGE) -> str:
+    """A hash of the files' contents, each module of ``package`` named by its place in it (the same on every
+    machine), any other file by its name."""
+    root = package.resolve()
+    parts = {(p.relative_to(root.parent).as_posix() if p.is_relative_to(root) else p.name): file_hash(p)
+             for p in paths}
+    return stable_hash(parts)[:16]
+
+
+@cache
+def _parsed(path: Path, digest: str) -> tuple[tuple[int, str, tuple[str, ...]], ...]:
+    """``(level, module, names)`` of each import statement of ``path`` at content ``digest``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found.extend((0, alias.name, ()) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            found.append((node.level, node.module or "", tuple(alias.name for alias in node.names)))
+    return tuple(found)
+
+
+def _imported(path: Path, package: Path) -> list[Path]:
+    """The files of ``package`` that ``path``'s import statements name (a module, or a package's ``__init__``)."""
+    inside = path.is_relative_to(package)
+    here = list(path.relative_to(package.parent).parent.parts) if inside else []
+    files = []
+    for level, module, names in _parsed(path, file_hash(path)):
+        if level:
+            if not inside or level > len(here):
+                continue  # a relative import of a file outside the package (a spec plugin's folder)
+            base = here[:len(here) - level + 1] + (module.split(".") if module else [])
+        else:
+            base = module.split(".")
+        if base[0] != package.name:
+            continue
+        for dotted in (base, *(base + [name] for name in names)):
+            found = _module_file(package.parent, dotted)
+            if found is not None:
+                files.append(found)
+    return files
+
+
+def _module_file(root: Path, dotted: list[str]) -> Path | None:
+    target = root.joinpath(*dotted)
+    for candidate in (target / "__init__.py", target.with_suffix(".py")):
+        if candidate.is_file():
+            return candidate.resolve()
+    return None

@@ -1,0 +1,59 @@
+"""A plugin's version covers the package modules its code runs (``core/sources.py``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from right_rag_dagster.builtins.unit_parsers import generic
+from right_rag_dagster.core import sources
+from right_rag_dagster.registry import build_registry
+
+
+def write(root: Path, relative: str, text: str) -> Path:
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def package(tmp_path: Path) -> Path:
+    """``mypkg``: a plugin importing ``core.rules`` (absolute), which imports ``core.words`` inside a function
+    (relative); ``core.unused`` is imported by nothing."""
+    root = tmp_path / "mypkg"
+    write(root, "__init__.py", "")
+    write(root, "core/__init__.py", "")
+    write(root, "core/rules.py", "def rule():\n    from .words import WORDS\n    return WORDS\n")
+    write(root, "core/words.py", "WORDS = ['a']\n")
+    write(root, "core/unused.py", "X = 1\n")
+    write(root, "plugins/parser.py", "import re\nfrom mypkg.core.rules import rule\n")
+    return root
+
+
+def test_the_modules_a_file_imports_are_followed_through_each_other(tmp_path):
+    root = package(tmp_path)
+    found = sources.package_sources([root / "plugins/parser.py"], root)
+    assert [p.relative_to(root).as_posix() for p in found] == ["core/rules.py", "core/words.py", "plugins/parser.py"]
+
+
+def test_editing_a_module_the_code_runs_changes_its_version_and_no_other_edit_does(tmp_path):
+    root = package(tmp_path)
+    plugin = [root / "plugins/parser.py"]
+    first = sources.code_version(plugin, root)
+    write(root, "core/unused.py", "X = 2\n")
+    assert sources.code_version(plugin, root) == first
+    write(root, "core/words.py", "WORDS = ['b']\n")
+    assert sources.code_version(plugin, root) != first
+
+
+def test_a_plugin_outside_the_package_follows_what_it_imports_from_it(tmp_path):
+    plugin = write(tmp_path / "spec" / "unit_parsers", "acts.py",
+                   "from right_rag_dagster.core.restructuredtext import only_comments\nfrom . import nothing\n")
+    found = {p.relative_to(sources.PACKAGE).as_posix() for p in sources.package_sources([plugin])
+             if p.is_relative_to(sources.PACKAGE)}
+    assert "core/restructuredtext.py" in found and not any(name.startswith("retrieval/") for name in found)
+
+
+def test_the_generic_parsers_version_covers_the_modules_its_logic_lives_in(tmp_path):
+    found = {p.relative_to(sources.PACKAGE).as_posix() for p in sources.package_sources([Path(generic.__file__)])}
+    assert {"core/faq.py", "core/restructuredtext.py", "builtins/unit_parsers/generic.py"} <= found
+    assert build_registry(tmp_path).version("unit_parsers", "generic") == sources.code_version([Path(generic.__file__)])

@@ -10,6 +10,7 @@ from typing import Any
 from ..retrieval.settings import DEFAULT_IDENTITY
 from . import metrics as m
 from .answers import CitedSpan, citations_in_hits, quotes_evidence
+from .baselines.base import PREFIX
 from .judge import ResolvedQuestion, RetrievedChunk, pattern_matches
 
 
@@ -152,6 +153,15 @@ class EvaluationReport:
     @property
     def best(self) -> RunResult:
         return self.runs[0]
+
+    def configured(self, chunker: str | None, retriever: str, identity: str) -> RunResult:
+        """The run of what ``right-rag query`` uses: ``chunker`` (None: the first own chunker by name other than
+        ``default``, as ``default_chunker`` picks), ``retriever`` and ``identity``; the best run when none matches
+        (an evaluation restricted to other chunkers or retrievers)."""
+        own = sorted({run.chunker for run in self.runs if not run.chunker.startswith(PREFIX)})
+        chunker = chunker or next((name for name in own if name != "default"), "default")
+        return next((run for run in self.runs if (run.chunker, run.retriever, run.identity)
+                     == (chunker, retriever, identity)), self.best)
 
     def rows(self) -> list[dict[str, Any]]:
         """One flat dict per chunker x retriever (x flow): its settings and metrics, best first."""

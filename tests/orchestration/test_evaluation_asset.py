@@ -16,7 +16,7 @@ from dagster._daemon.sensor import execute_sensor_iteration
 from dagster_graphql.test.utils import execute_dagster_graphql
 
 from right_rag_dagster.orchestration.definitions import build_definitions
-from right_rag_dagster.orchestration.defs.evaluation import AUTOMATION_SENSOR
+from right_rag_dagster.orchestration.defs.evaluation import AUTOMATION_SENSOR, TREND_METRICS
 from right_rag_dagster.orchestration.local import run_local
 from right_rag_dagster.orchestration.names import (
     DOCUMENT_JOB,
@@ -110,6 +110,10 @@ def test_the_evaluation_materializes_on_request(questions_project: Path, instanc
     result = job.execute_in_process(instance=instance, asset_selection=[EVALUATION_KEY])  # the UI's "Materialize"
     metadata = instance.get_latest_materialization_event(EVALUATION_KEY).asset_materialization.metadata
     assert result.success and metadata["questions"].value == 2 and metadata["best_chunker"].value == "default"
+    # the project names an embedder, so what it queries with, and what is evaluated, is hybrid
+    assert (metadata["chunker"].value, metadata["retriever"].value, metadata["best_retriever"].value) == (
+        "default", "hybrid", "hybrid")
+    plotted = {name: metadata[name].value for name in TREND_METRICS}
     assert metadata["documents_copied"].value == 3
     assert metadata["baseline_documents_recut"].value == 0 and metadata["evaluation_store_mb"].value > 0
 
@@ -118,6 +122,9 @@ def test_the_evaluation_materializes_on_request(questions_project: Path, instanc
     metadata = instance.get_latest_materialization_event(EVALUATION_KEY).asset_materialization.metadata
     assert metadata["documents_copied"].value == 0 and metadata["baseline_documents_recut"].value == 3 * 8
     assert len(metadata["rows"].value) == 3 * (4 + 8)  # 3 retrievers x (own chunker x 4 identities, 8 baselines)
+    # the plotted figures are the same run's with or without the comparison (the best run's may be another's)
+    assert {name: metadata[name].value for name in TREND_METRICS} == plotted
+    assert metadata["retriever"].value == "hybrid"
     job.execute_in_process(instance=instance, asset_selection=[EVALUATION_KEY], run_config=compare)
     metadata = instance.get_latest_materialization_event(EVALUATION_KEY).asset_materialization.metadata
     assert metadata["baseline_documents_recut"].value == 0  # cached: nothing changed

@@ -205,5 +205,5 @@ def test_the_names_an_answer_is_grounded_on_include_a_possessive_name_without_it
 
     path = REPO_ROOT / "tests" / "fixtures" / "heldout3" / "documents" / "libtdb1.copyright"
     names = document_names(path.name, path.read_text(encoding="utf-8"))
-    monkeypatch.setattr(identity, "store_names", lambda store: (names,))
+    monkeypatch.setattr(identity, "_names_by_document", lambda store: {names.document_id: names})
     assert "tdb" in identity.document_names_of(None, path.name).split()

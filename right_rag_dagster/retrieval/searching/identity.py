@@ -55,10 +55,15 @@ def store_names(store: Store) -> tuple[DocumentNames, ...]:
     return tuple(document_names(document_id, head or "") for document_id, head in rows)
 
 
+@per_store_version
+def _names_by_document(store: Store) -> dict[str, DocumentNames]:
+    return {names.document_id: names for names in store_names(store)}
+
+
 def document_names_of(store: Store, document_id: str) -> str:
     """A document's title line and names as one text (its id when the store does not hold it); a name that counts
     only in the possessive ("tdb's") is given without it (``tdb``): the document is what that word names."""
-    found = next((d for d in store_names(store) if d.document_id == document_id), None)
+    found = _names_by_document(store).get(document_id)
     if found is None:
         return document_id
     names = dict.fromkeys(" ".join(name[:-1] if name[-1] == POSSESSIVE else name) for name in sorted(found.names))

@@ -403,7 +403,8 @@ class Store:
             return con
         try:
             con.execute("SET threads = 1")  # one row group in memory at a time
-            con.execute(f"SET memory_limit = '{min(FOLD_MEMORY_MB, megabytes(memory_limit())):.0f}MiB'")
+            # a budget DuckDB cannot lower (blocks it holds) stays: no cause to give up this connection
+            _set_memory_limit(con, f"'{min(FOLD_MEMORY_MB, megabytes(memory_limit())):.0f}MiB'")
             con.execute("CHECKPOINT")
             return con
         except duckdb.Error as exc:

@@ -120,3 +120,20 @@ def test_a_write_that_does_not_fold_leaves_the_log_to_its_caller(tmp_path, monke
     assert wal(path).stat().st_size > db.CHECKPOINT_WAL_BYTES
     store.checkpoint(min_wal_bytes=db.CHECKPOINT_WAL_BYTES)
     assert not wal(path).exists()
+
+
+def test_a_budget_duckdb_cannot_lower_leaves_the_fold_on_its_connection(tmp_path, monkeypatch, caplog):
+    """A transaction's temporary table holds more than the fold's budget: DuckDB keeps the budget it has and the fold
+    runs on the same connection (it used to be taken for a failed fold, warned about and run again on a fresh one)."""
+    path = tmp_path / "store.duckdb"
+    store = Store(path)
+    with store.write() as con:
+        con.execute("CREATE TABLE notes (text VARCHAR)")
+    monkeypatch.setattr(db, "FOLD_MEMORY_MB", 1)
+    with caplog.at_level(logging.WARNING, logger="right_rag_dagster"):
+        with store.write(checkpoint=True) as con:
+            con.execute("CREATE TEMP TABLE scratch AS SELECT 'x' || i || repeat('y', 200) AS t FROM range(100000) r(i)")
+            con.execute("INSERT INTO notes SELECT 'note ' || i || repeat(' text', 50) FROM range(15000) r(i)")
+    assert not caplog.records and not wal(path).exists()
+    with store.read() as con:
+        assert con.execute("SELECT count(*) FROM notes").fetchone() == (15_000,)

@@ -5,14 +5,16 @@
     .venv/bin/python bench/tuning_sets.py --work /tmp/sets --keep  # keep the indexed projects; later runs reuse them
     .venv/bin/python bench/tuning_sets.py --work /tmp/sets --env RIGHT_RAG_X=1 --json out.json   # a variant
     .venv/bin/python bench/tuning_sets.py --work /tmp/sets --reranker semantic   # a [right-rag.retrieval] reranker
+    .venv/bin/python bench/tuning_sets.py --retriever dense --retriever hybrid \
+        --vectors-from /tmp/sets/heldout27/.right-rag/evaluation.duckdb   # vectors of the same chunks, not embedded
 
 Each set (``dev``: the repository's ``data/documents`` and ``eval/questions.jsonl``; ``heldoutN``: the fixture of that
 name) is copied with its links dereferenced, pointed at this checkout's ``spec/``, indexed with ``right-rag index``
 and scored with ``right-rag evaluate --flow simple`` (domain chunker, the project's retriever unless ``--retriever``),
 two sets at a time. The table sums the sets: questions at rank 1, in the top 5, MRR@10 weighted by questions, and
 answers quoting their evidence (the extractive generator) — the figures ``docs/evaluation.md`` compares variants by.
-Never list a set that is still held out (the newest ``heldoutN`` until the next one is written): its per-set row
-would be read.
+Never list a set that is still held out (the newest ``heldoutN``, and the one before it until it has a held-out
+floor): its per-set row would be read.
 """
 
 from __future__ import annotations
@@ -57,11 +59,17 @@ class SetResult:
                    float(metrics["context_chars@5"]))
 
 
+FLOORS = REPO / "tests" / "retrieval" / "test_heldout_floors.py"
+
+
 def tuning_sets() -> list[str]:
-    """dev and every ``heldoutN`` fixture but the newest (held out until the next one is written)."""
+    """dev and every ``heldoutN`` fixture that is a tuning set: up to the newest with a held-out floor
+    (``FLOORS``), which a set gets once the next one has been written and measured. Not the newest fixture, nor
+    the one before it while the newest is being written (both are unseen until then)."""
+    promoted = max(int(n) for n in re.findall(r'^\s*"heldout(\d+)":', FLOORS.read_text(encoding="utf-8"), re.MULTILINE))
     numbered = sorted((int(m.group(1) or 1), p.name) for p in FIXTURES.iterdir()
                       if (m := re.fullmatch(r"heldout(\d*)", p.name)) and (p / "questions.jsonl").exists())
-    return ["dev", *(name for _, name in numbered[:-1])]
+    return ["dev", *(name for number, name in numbered[:-1] if number <= promoted)]
 
 
 def prepare(name: str, folder: Path, reranker: str | None = None) -> Path:
@@ -118,19 +126,34 @@ def with_reranker(toml: str, reranker: str) -> str:
 
 
 def measure(name: str, folder: Path, env: dict[str, str], retrievers: list[str],
-            reranker: str | None = None) -> tuple[list[SetResult], float]:
+            reranker: str | None = None, vectors_from: Path | None = None) -> tuple[list[SetResult], float]:
     """Index set ``name`` (incrementally when its project is kept) and evaluate it; (one result per retriever,
     seconds the index took)."""
     project = prepare(name, folder, reranker)
     started = time.perf_counter()
     run(project, ["index", "--quiet"], env)
     seconds = time.perf_counter() - started
+    if vectors_from is not None:
+        seed_vectors(project, vectors_from)
     out = folder / f"{name}.evaluation.json"
     extra = [option for retriever in retrievers for option in ("--retriever", retriever)]
     run(project, ["evaluate", "--chunker", "domain", *extra, "--flow", "simple", "--json", str(out)], env)
     report = json.loads(out.read_text(encoding="utf-8"))
     runs = report.get("comparison") or [report["metrics"] | report["config"]]
     return [SetResult.of(name, metrics) for metrics in runs], seconds
+
+
+def seed_vectors(project: Path, seed: Path) -> None:
+    """Give the set project's store MiniLM vectors of its ``domain`` chunks, copied from ``seed`` (any store holding
+    them: a kept set's ``.right-rag/evaluation.duckdb``) and embedded only where it lacks them; ``evaluate`` then
+    copies them into its own store instead of embedding every chunk of every set again."""
+    sys.path.insert(0, str(REPO))  # this checkout's package, as the right-rag runs use it
+    from right_rag_dagster.project import Project
+    from right_rag_dagster.retrieval import build_search_index, make_embedder
+    from right_rag_dagster.store import Store
+
+    store = Store(Project.load(project).store_path)
+    build_search_index(store, "domain", embedder=make_embedder("minilm"), vectors_from=Store(seed))
 
 
 def table(results: dict[str, list[SetResult]]) -> str:
@@ -163,6 +186,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="sets indexed and evaluated at once (default 2)")
     parser.add_argument("--json", type=Path, help="write every set's figures here")
     parser.add_argument("--reranker", help="[right-rag.retrieval] reranker for every set (default: the sets' own)")
+    parser.add_argument("--vectors-from", type=Path, metavar="STORE",
+                        help="a store with MiniLM vectors of the sets' chunks (e.g. a kept set's "
+                             ".right-rag/evaluation.duckdb): dense and hybrid copy them instead of embedding")
     args = parser.parse_args(argv)
 
     names = args.sets.split(",") if args.sets else tuning_sets()
@@ -179,7 +205,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     try:
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            measured = dict(zip(names, pool.map(lambda n: measure(n, work, env, args.retriever, args.reranker), names)))
+            measured = dict(zip(names, pool.map(lambda n: measure(n, work, env, args.retriever, args.reranker,
+                                                                     args.vectors_from), names)))
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)

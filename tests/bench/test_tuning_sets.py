@@ -7,14 +7,28 @@ import tomllib
 import tuning_sets
 from tuning_sets import FIXTURES, REPO, SetResult, prepare, table
 
+from tests.retrieval import test_heldout_floors
 
-def test_the_default_sets_are_dev_and_every_held_out_set_but_the_newest():
+
+def test_the_default_sets_are_dev_and_every_held_out_set_with_a_floor():
     names = tuning_sets.tuning_sets()
     numbers = sorted(int(p.name.removeprefix("heldout") or 1) for p in FIXTURES.glob("heldout*")
                      if (p / "questions.jsonl").exists())
+    floors = {f"heldout{n}" for n in numbers} & set(test_heldout_floors.SETS)
     assert names[0] == "dev" and "heldout" in names and "heldout2" in names
     assert f"heldout{numbers[-1]}" not in names  # still held out: its per-set row must not be read
-    assert len(names) == len(numbers)  # dev, plus all but one
+    assert set(names) == {"dev", "heldout", *floors}
+
+
+def test_a_set_written_before_the_last_one_got_its_floor_stays_out(tmp_path, monkeypatch):
+    """While a new set is being written, the last unseen one has no floor yet: neither is a tuning set."""
+    newest = max(int(name.removeprefix("heldout")) for name in test_heldout_floors.SETS)
+    floors = tmp_path / "floors.py"
+    floors.write_text(tuning_sets.FLOORS.read_text(encoding="utf-8").replace(f'    "heldout{newest}": (', "    # (", 1),
+                      encoding="utf-8")
+    monkeypatch.setattr(tuning_sets, "FLOORS", floors)
+    names = tuning_sets.tuning_sets()
+    assert f"heldout{newest}" not in names and f"heldout{newest - 1}" in names
 
 
 def test_a_set_is_copied_with_its_links_dereferenced_and_this_checkouts_spec(tmp_path):

@@ -1,12 +1,12 @@
 """Retrieval and answers on the tuning sets, each in its own project as the held-out floors index them; one table.
 
-    .venv/bin/python bench/tuning_sets.py                          # dev + heldout..heldout17: ~8 min here (2 cores)
+    .venv/bin/python bench/tuning_sets.py                          # dev and the held-out sets with a floor
     .venv/bin/python bench/tuning_sets.py --sets dev,heldout16     # some sets
     .venv/bin/python bench/tuning_sets.py --work /tmp/sets --keep  # keep the indexed projects; later runs reuse them
     .venv/bin/python bench/tuning_sets.py --work /tmp/sets --env RIGHT_RAG_X=1 --json out.json   # a variant
     .venv/bin/python bench/tuning_sets.py --work /tmp/sets --reranker semantic   # a [right-rag.retrieval] reranker
     .venv/bin/python bench/tuning_sets.py --retriever dense --retriever hybrid \
-        --vectors-from /tmp/sets/heldout27/.right-rag/evaluation.duckdb   # vectors of the same chunks, not embedded
+        --vectors-from /tmp/seed.duckdb   # a copy of a store with MiniLM vectors of the same chunks: not embedded
 
 Each set (``dev``: the repository's ``data/documents`` and ``eval/questions.jsonl``; ``heldoutN``: the fixture of that
 name) is copied with its links dereferenced, pointed at this checkout's ``spec/``, indexed with ``right-rag index``
@@ -187,8 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write every set's figures here")
     parser.add_argument("--reranker", help="[right-rag.retrieval] reranker for every set (default: the sets' own)")
     parser.add_argument("--vectors-from", type=Path, metavar="STORE",
-                        help="a store with MiniLM vectors of the sets' chunks (e.g. a kept set's "
-                             ".right-rag/evaluation.duckdb): dense and hybrid copy them instead of embedding")
+                        help="a store with MiniLM vectors of the sets' chunks (a copy of a kept set's "
+                             ".right-rag/evaluation.duckdb: the set's own is written while it is evaluated): "
+                             "dense and hybrid copy them instead of embedding")
     args = parser.parse_args(argv)
 
     names = args.sets.split(",") if args.sets else tuning_sets()

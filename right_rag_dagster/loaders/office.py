@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.abc
 import re
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
@@ -24,18 +26,30 @@ class): with torch installed (the local-embeddings extra) they cost 5-7 s per pr
 here use neither, so Docling is imported as its slim install would be (it handles their absence)."""
 
 
+class _Hidden(importlib.abc.MetaPathFinder):
+    """Fails the import of ``names`` (and their submodules) for the thread that installed it; other threads import
+    them as usual, so a model loading beside a Docling import is not refused torch."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
+        self.thread = threading.get_ident()
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> None:
+        if threading.get_ident() == self.thread and fullname.split(".")[0] in self.names:
+            raise ModuleNotFoundError(f"{fullname} is not imported here", name=fullname)
+        return None
+
+
 @contextmanager
 def hidden_modules(names: tuple[str, ...]) -> Iterator[None]:
-    """Make ``import name`` fail for each of ``names`` not yet imported, for the duration of the block."""
-    hidden = [name for name in names if name not in sys.modules]
-    for name in hidden:
-        sys.modules[name] = None  # type: ignore[assignment]  # the import system's own "not importable" mark
+    """Make ``import name`` fail in this thread for each of ``names`` not yet imported, for the duration of the
+    block (a module another thread has imported meanwhile is found in ``sys.modules`` and imports)."""
+    finder = _Hidden(tuple(name for name in names if name not in sys.modules))
+    sys.meta_path.insert(0, finder)
     try:
         yield
     finally:
-        for name in hidden:
-            if name in sys.modules and sys.modules[name] is None:
-                del sys.modules[name]
+        sys.meta_path.remove(finder)
 
 
 @lru_cache(maxsize=1)

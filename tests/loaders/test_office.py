@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import subprocess
 import sys
+import threading
 
 import pytest
 
 from right_rag_dagster.errors import DocumentRejected
-from right_rag_dagster.loaders.office import read_with_docling, unwrap_layout_tables
+from right_rag_dagster.loaders.office import hidden_modules, read_with_docling, unwrap_layout_tables
 from tests.conftest import REPO_ROOT
 
 
@@ -86,3 +88,19 @@ def test_converting_a_page_never_imports_torch_and_leaves_it_importable(sample_d
             "import torch, transformers; print(torch.__name__, transformers.__name__)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO_ROOT)
     assert out.stdout.split("\n")[:2] == ["[]", "torch transformers"]
+
+
+def test_modules_hidden_while_docling_imports_stay_importable_in_other_threads(tmp_path, monkeypatch):
+    """Only the thread importing Docling is refused torch: a model loading in another thread meanwhile (a playground
+    or evaluation beside an index) imports it as usual."""
+    (tmp_path / "heavy_probe_mod.py").write_text("VALUE = 1\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    seen: list[str] = []
+    with hidden_modules(("heavy_probe_mod",)):
+        with pytest.raises(ImportError):
+            importlib.import_module("heavy_probe_mod")
+        other = threading.Thread(target=lambda: seen.append(importlib.import_module("heavy_probe_mod").__name__))
+        other.start()
+        other.join()
+    assert seen == ["heavy_probe_mod"]
+    sys.modules.pop("heavy_probe_mod", None)

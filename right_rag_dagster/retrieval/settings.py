@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConfigError
 from ..store import Store
 from ..store.chunk_reads import chunker_names
-from .embedders import names_minilm
 
 if TYPE_CHECKING:
     from .embedders import Embedder
@@ -75,7 +74,8 @@ DEFAULT_RERANKERS = {"minilm": "semantic", "other": "none"}
 """The reranker when ``reranker`` is not set: ``semantic`` when the project's embedder is the offline MiniLM (the model
 the reranker reads meaning with, loaded by every query anyway; ``rag/semantic.py``), else ``none`` (no model, or
 another one whose cosines its weights were not fit on); a query that ranks without the model (``--retriever bm25``,
-or before ``right-rag index`` built the vectors) loads none and reranks with ``none`` (``rag.query``). Measured at
+or before ``right-rag index`` built the vectors), with another embedder, or with a flow that has no rerank step
+reranks with ``none`` and loads no model for it (``rag.query``). Measured at
 the twenty-seventh round (docs/evaluation.md): hybrid with it on the 29 tuning sets 676 / 801 / 0.809, answers 591,
 against hybrid alone's 655 / 794 / 0.790, 575 (hit@1, hit@5 and answers in questions; MRR@10; its weights saw 27 of
 the sets' bm25 hits: on 28 of them, weights fit on the other sets' hybrid hits gained 15 of its 21 at rank 1); on
@@ -113,6 +113,8 @@ class RetrievalSettings:
             object.__setattr__(self, "retriever", DEFAULT_RETRIEVERS["embedder" if self.embedder else "none"])
             object.__setattr__(self, "retriever_defaulted", True)
         if self.reranker is None:
+            from .embedders import names_minilm  # lazily, as embedder_for_project does
+
             object.__setattr__(self, "reranker", DEFAULT_RERANKERS["minilm" if names_minilm(self.embedder) else "other"])
             object.__setattr__(self, "reranker_defaulted", True)
 

@@ -47,13 +47,30 @@ def test_editing_a_module_the_code_runs_changes_its_version_and_no_other_edit_do
 
 def test_a_plugin_outside_the_package_follows_what_it_imports_from_it(tmp_path):
     plugin = write(tmp_path / "spec" / "unit_parsers", "acts.py",
-                   "from right_rag_dagster.core.restructuredtext import only_comments\nfrom . import nothing\n")
+                   "from right_rag_dagster.core.restructuredtext import only_comments\nfrom . import nothing\n"
+                   "from right_rag_dagster.core.registry import load_helper\n")
     found = {p.relative_to(sources.PACKAGE).as_posix() for p in sources.package_sources([plugin])
              if p.is_relative_to(sources.PACKAGE)}
     assert "core/restructuredtext.py" in found and not any(name.startswith("retrieval/") for name in found)
+    assert not found & set(sources.DISCOVERY)  # how plugins are found and loaded is no part of what they do
 
 
 def test_the_generic_parsers_version_covers_the_modules_its_logic_lives_in(tmp_path):
     found = {p.relative_to(sources.PACKAGE).as_posix() for p in sources.package_sources([Path(generic.__file__)])}
     assert {"core/faq.py", "core/restructuredtext.py", "builtins/unit_parsers/generic.py"} <= found
     assert build_registry(tmp_path).version("unit_parsers", "generic") == sources.code_version([Path(generic.__file__)])
+
+
+def test_a_helper_python_cannot_parse_is_reported_and_the_other_plugins_load(tmp_path):
+    """A leftover ``_old.py`` in Python 2 syntax beside a plugin: its bytes count in the plugin's version, its imports
+    are not followed, and discovery goes on (before, parsing it for imports failed the whole registry)."""
+    folder = tmp_path / "spec" / "unit_parsers"
+    write(folder, "ok.py", "from right_rag_dagster.core.interfaces import UnitParser\n\n\nclass Ok(UnitParser):\n"
+                           "    parser_name = 'ok'\n\n    def parser_can_handle_document(self, document):\n"
+                           "        return True\n\n    def parse_document(self, document):\n        return []\n")
+    write(folder, "_old.py", "print 'hello'\n")
+    registry = build_registry(tmp_path / "spec")
+    assert "ok" in registry.names("unit_parsers")
+    first = registry.version("unit_parsers", "ok")
+    write(folder, "_old.py", "print 'hello again'\n")
+    assert build_registry(tmp_path / "spec").version("unit_parsers", "ok") != first

@@ -130,3 +130,18 @@ def test_the_reranker_is_chosen_per_question_on_the_command_line(built_store: St
     wrong = subprocess.run([*command, "cross-encoder"], capture_output=True, text=True, timeout=120)
     assert wrong.returncode != 0 and "unknown reranker 'cross-encoder'" in wrong.stderr
     assert "semantic" in wrong.stderr and "Traceback" not in wrong.stderr
+
+
+def test_the_default_reranker_is_none_where_nothing_reranks_or_the_model_is_not_minilm(store_copy: Store,
+                                                                                   tmp_path: Path) -> None:
+    """A MiniLM project's default ``semantic`` reranker is reported, and run, only where a rerank step reads MiniLM's
+    hits: the adaptive flow has no rerank step; a query with another embedder would load MiniLM only to rerank."""
+    from right_rag_dagster.retrieval import make_embedder
+
+    build_search_index(store_copy, "default", embedder=make_embedder("hashing:64"))
+    project = _project(tmp_path, store_copy, 'embedder = "minilm"\nchunker = "default"')
+    question = "What must debian/rules do with DEB_BUILD_OPTIONS?"
+    assert query(project, question, flow="adaptive", retriever="bm25").settings["reranker"] == "none"
+    other = query(project, question, embedder="hashing:64")
+    assert (other.settings["retriever"], other.settings["reranker"]) == ("hybrid", "none")
+    assert other.settings["embedder"].startswith("hashing:")

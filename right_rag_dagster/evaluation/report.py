@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from ..retrieval.settings import DEFAULT_IDENTITY
+from ..retrieval.settings import DEFAULT_IDENTITY, preferred_chunker
 from . import metrics as m
 from .answers import CitedSpan, citations_in_hits, quotes_evidence
 from .baselines.base import PREFIX
@@ -155,11 +155,11 @@ class EvaluationReport:
         return self.runs[0]
 
     def configured(self, chunker: str | None, retriever: str, identity: str) -> RunResult:
-        """The run of what ``right-rag query`` uses: ``chunker`` (None: the first own chunker by name other than
-        ``default``, as ``default_chunker`` picks), ``retriever`` and ``identity``; the best run when none matches
+        """The run of what ``right-rag query`` uses: ``chunker`` (None: of the own chunkers, the one
+        ``preferred_chunker`` picks, as a query does), ``retriever`` and ``identity``; the best run when none matches
         (an evaluation restricted to other chunkers or retrievers)."""
         own = sorted({run.chunker for run in self.runs if not run.chunker.startswith(PREFIX)})
-        chunker = chunker or next((name for name in own if name != "default"), "default")
+        chunker = chunker or preferred_chunker(own)
         return next((run for run in self.runs if (run.chunker, run.retriever, run.identity)
                      == (chunker, retriever, identity)), self.best)
 

@@ -22,6 +22,7 @@ Example::
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
@@ -155,7 +156,12 @@ class RetrievalSettings:
 def default_chunker(store: Store) -> str:
     """The first chunker (by name) other than ``default`` that has chunks in the store, else ``default``."""
     with store.read() as con:
-        names = chunker_names(con)
+        return preferred_chunker(chunker_names(con))
+
+
+def preferred_chunker(names: Iterable[str]) -> str:
+    """Of chunker ``names`` (sorted), the first other than ``default``, else ``default``: what a query searches when
+    no chunker is set."""
     return next((name for name in names if name != "default"), "default")
 
 

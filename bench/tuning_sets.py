@@ -147,7 +147,8 @@ def seed_vectors(project: Path, seed: Path) -> None:
     """Give the set project's store MiniLM vectors of its ``domain`` chunks, copied from ``seed`` (any store holding
     them: a kept set's ``.right-rag/evaluation.duckdb``) and embedded only where it lacks them; ``evaluate`` then
     copies them into its own store instead of embedding every chunk of every set again."""
-    sys.path.insert(0, str(REPO))  # this checkout's package, as the right-rag runs use it
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))  # this checkout's package, as the right-rag runs use it
     from right_rag_dagster.project import Project
     from right_rag_dagster.retrieval import build_search_index, make_embedder
     from right_rag_dagster.store import Store

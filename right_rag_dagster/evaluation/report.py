@@ -116,6 +116,7 @@ class RunResult:
     outcomes: tuple[QuestionOutcome, ...]
     index_seconds: float = 0.0
     identity: str = DEFAULT_IDENTITY
+    reranker: str = "none"
 
     @cached_property
     def metrics(self) -> dict[str, Any]:
@@ -129,7 +130,7 @@ class RunResult:
 
     def config(self) -> dict[str, Any]:
         return {"chunker": self.chunker, "retriever": self.retriever, "identity": self.identity, "flow": self.flow,
-                "k": self.k}
+                "reranker": self.reranker, "k": self.k}
 
 
 # (column title, metric key or None for the run's own fields, number format)
@@ -172,14 +173,15 @@ class EvaluationReport:
         k = self.config.get("k", 10)
         with_flow = any(run.flow for run in self.runs)
         with_identity = len({run.identity for run in self.runs}) > 1
+        with_reranker = any(run.reranker != "none" for run in self.runs)
         columns = [(t.format(k=k), key.format(k=k), fmt) for t, key, fmt in _COLUMNS
                    if with_flow or key not in _FLOW_ONLY]
         header = ["chunker", "retriever", *(["identity"] if with_identity else []),
-                  *(["flow"] if with_flow else []), *(c[0] for c in columns)]
+                  *(["flow"] if with_flow else []), *(["reranker"] if with_reranker else []), *(c[0] for c in columns)]
         body = []
         for row in self.rows():
             cells = [row["chunker"], row["retriever"], *([row["identity"]] if with_identity else []),
-                     *([row["flow"] or "-"] if with_flow else [])]
+                     *([row["flow"] or "-"] if with_flow else []), *([row["reranker"]] if with_reranker else [])]
             cells += ["-" if row[key] is None else format(row[key], fmt) for _, key, fmt in columns]
             body.append(cells)
         widths = [max(len(str(line[i])) for line in [header, *body]) for i in range(len(header))]

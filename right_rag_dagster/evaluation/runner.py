@@ -57,7 +57,8 @@ def run_evaluation(project: Project, questions_path: str | Path | None = None, *
                     searcher = searching.Searcher(project, workspace, chunker, retriever, flow, embedder, identity)
                     searcher.ask(questions[0].question, depth)  # warm-up: latencies below are of warm queries
                     outcomes = tuple(_ask(searcher, r, depth) for r in resolved)
-                    runs.append(RunResult(chunker, retriever, flow, k, outcomes, index_seconds[chunker], identity))
+                    runs.append(RunResult(chunker, retriever, flow, k, outcomes, index_seconds[chunker], identity,
+                                          searcher.reranker))
     runs.sort(key=RunResult.sort_key)
     config = {"project": str(project.root), "questions_file": str(path), "k": k, "depth": depth, "flow": flow,
               "documents": len(workspace.document_ids), "evaluation_store": str(workspace.store.path),

@@ -1,7 +1,7 @@
 """The evaluation's bridge to retrieval and RAG flows, pointed at the evaluation store instead of the project's.
 
-The project's ``[right-rag.retrieval]`` settings (embedder, weights, expansion, generator) apply unchanged, so
-the scores describe what ``right-rag query`` would do. ``build_search_index`` is incremental, so chunks that
+The project's ``[right-rag.retrieval]`` settings (embedder, weights, expansion, reranker, generator) apply unchanged,
+so the scores describe what ``right-rag query`` would do. ``build_search_index`` is incremental, so chunks that
 did not change since the last evaluation are neither re-tokenized nor re-embedded.
 """
 
@@ -91,6 +91,7 @@ class Searcher:
         self.chunker, self.retriever, self.flow = chunker, retriever, flow
         self.embedder = embedder if retriever in NEEDS_EMBEDDER or retriever not in BUILTIN_RETRIEVERS else None
         self.registry = project.registry if retriever not in BUILTIN_RETRIEVERS else None
+        self.reranker = reranker_of(self.settings, retriever, self.embedder, flow)
 
     def ask(self, question: str, depth: int) -> Answer:
         if self.flow:
@@ -101,11 +102,26 @@ class Searcher:
             cited = tuple(CitedSpan(c.hit.chunk_id, c.hit.document_id, c.quote_start, c.quote_end)
                           for c in answer.citations)
             return Answer(tuple(to_retrieved(hit) for hit in answer.hits), answer.text, answer.found, cited)
+        from ..rag.rerank import rerank, rerank_depth
+
         options = self.settings.retriever_options()
-        hits = search(self.store, question, chunker=self.chunker, retriever=self.retriever, k=depth,
-                      embedder=self.embedder, expand=self.settings.expand, registry=self.registry, options=options,
-                      identity=self.identity, neighbours=self.settings.neighbours)
+        hits = search(self.store, question, chunker=self.chunker, retriever=self.retriever,
+                      k=max(depth, rerank_depth(self.reranker)), embedder=self.embedder, expand=self.settings.expand,
+                      registry=self.registry, options=options, identity=self.identity,
+                      neighbours=self.settings.neighbours)
+        hits = rerank(question, hits, self.reranker, self.store, self.embedder)[0][:depth]
         return Answer(tuple(to_retrieved(hit) for hit in hits))
+
+
+def reranker_of(settings: RetrievalSettings, retriever: str, embedder: Embedder | None, flow: str | None) -> str:
+    """The reranker ``right-rag query`` would use for this run (the simple flow's, when no flow is evaluated), so
+    retrieval is scored in the order a query answers from; ``none`` for a flow without a rerank step."""
+    if flow:
+        from ..rag.flows import get_flow
+
+        if "rerank" not in get_flow(flow).graph().node_ids:
+            return "none"
+    return settings.reranker_for(retriever, embedder)
 
 
 def to_retrieved(hit: Any) -> RetrievedChunk:

@@ -7,8 +7,8 @@ from typing import Any
 
 from ..core.registry import Registry
 from ..errors import ConfigError
-from ..retrieval.embedders import MINILM_IDENTITY, Embedder, make_embedder
-from ..retrieval.settings import MODEL_RETRIEVERS, RetrievalSettings, default_chunker
+from ..retrieval.embedders import Embedder, make_embedder
+from ..retrieval.settings import RetrievalSettings, default_chunker
 from ..store import Store
 from .flows import FlowContext, get_flow
 from .generators import Generator, make_generator
@@ -59,12 +59,10 @@ def query(project_or_store: Any, question: str, *, k: int | None = None, retriev
         # the default follows the embedder setting; until `right-rag index` has built its vectors, BM25 answers
         context = replace(context, retriever="bm25")
     runner = get_flow(flow or settings.flow)
-    if "rerank" not in runner.graph().node_ids:
-        context = replace(context, reranker="none")  # the flow reranks nothing: the answer says so
-    elif not reranker and settings.reranker_defaulted and (
-            context.retriever not in MODEL_RETRIEVERS or getattr(context.embedder, "identity", None) != MINILM_IDENTITY):
-        # the default reranker reads meaning with the model the retriever loads; a query ranked without it loads none
-        context = replace(context, reranker="none")
+    # a flow without a rerank step reranks nothing (the answer says so); the default reranker reads meaning with the
+    # model the retriever loads, so a query ranked without it loads none
+    chosen = settings.reranker_for(context.retriever, context.embedder, reranker)
+    context = replace(context, reranker=chosen if "rerank" in runner.graph().node_ids else "none")
     recorder = Trace(runner.graph())
     hits, generated = runner.run(question, context, recorder)
     return Answer(

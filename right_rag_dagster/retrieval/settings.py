@@ -142,6 +142,17 @@ class RetrievalSettings:
         return cls(**values)
 
 
+    def reranker_for(self, retriever: str, embedder: Any, requested: str | None = None) -> str:
+        """The reranker a query ranked by ``retriever`` with ``embedder`` uses: ``requested``, else the settings';
+        ``none`` when the default would read meaning with a model the query does not rank with (``DEFAULT_RERANKERS``).
+        ``right-rag query`` and ``right-rag evaluate`` both call it, so the scores describe the answers."""
+        if requested:
+            return requested
+        if self.reranker_defaulted and (retriever not in MODEL_RETRIEVERS
+                                        or getattr(embedder, "identity", None) != _minilm_identity()):
+            return "none"
+        return self.reranker
+
     def retriever_options(self) -> dict[str, Any]:
         """What ``search`` passes to the retriever from these settings: hybrid's weights and fusion, and
         ``within_document`` when it is turned off."""
@@ -151,6 +162,12 @@ class RetrievalSettings:
         if not self.within_document:
             options["within_document"] = False
         return options
+
+
+def _minilm_identity() -> str:
+    from .embedders import MINILM_IDENTITY  # lazily, as embedder_for_project does
+
+    return MINILM_IDENTITY
 
 
 def default_chunker(store: Store) -> str:

@@ -161,3 +161,44 @@ def test_within_document_is_a_setting_that_reaches_the_retriever() -> None:
     with pytest.raises(ConfigError, match="within_document must be true or false, got 'no'"):
         RetrievalSettings.from_dict({"within_document": "no"})
 
+
+
+def test_retrieval_is_scored_in_the_order_a_query_answers_from(indexed_project: Path) -> None:
+    """The project's reranker reorders the hits ``evaluate`` scores (no flow) as it reorders a query's, and the
+    report names it; the default (``none`` with this embedder) reranks nothing."""
+    from dataclasses import replace
+
+    from right_rag_dagster.rag import query
+
+    project = Project.load(indexed_project)
+    plain = run_evaluation(project, chunkers=["default"], retrievers=["bm25"])
+    assert plain.best.reranker == "none" and "reranker" not in plain.markdown()
+    configured = replace(project, retrieval={**project.retrieval, "reranker": "coverage"})
+    report = run_evaluation(configured, chunkers=["default"], retrievers=["bm25"])
+    assert report.best.reranker == "coverage" and report.rows()[0]["reranker"] == "coverage"
+    assert "| reranker |" in report.markdown().replace("  ", " ").replace("  ", " ")
+    evaluated = replace(configured, store_path=evaluation_store_path(project), lake=None)
+    moved = 0
+    for before, outcome in zip(plain.best.outcomes, report.best.outcomes):
+        if not outcome.hits:
+            continue
+        answer = query(evaluated, outcome.resolved.question.question, chunker="default", retriever="bm25", k=10)
+        assert [hit.chunk_id for hit in outcome.hits] == [hit.chunk_id for hit in answer.hits]
+        moved += [hit.chunk_id for hit in before.hits] != [hit.chunk_id for hit in outcome.hits]
+    assert moved  # the reranker changed some order, so the comparison above could fail
+
+
+def test_the_default_reranker_follows_the_retriever_and_the_model() -> None:
+    """``reranker_for``: the MiniLM default (``semantic``) only for a query ranked with MiniLM; a reranker the project
+    or the caller names always; ``none`` by default with another embedder."""
+    from right_rag_dagster.retrieval.embedders import LocalModelEmbedder, make_embedder
+    from right_rag_dagster.retrieval.settings import RetrievalSettings
+
+    minilm, other = LocalModelEmbedder(), make_embedder("hashing:64")
+    settings = RetrievalSettings.from_dict({"embedder": "minilm"})
+    assert settings.reranker_for("hybrid", minilm) == settings.reranker_for("dense", minilm) == "semantic"
+    assert settings.reranker_for("bm25", minilm) == settings.reranker_for("hybrid", other) == "none"
+    assert settings.reranker_for("bm25", None, requested="sentences") == "sentences"
+    assert RetrievalSettings.from_dict({"embedder": "minilm", "reranker": "coverage"}).reranker_for("bm25", None) \
+        == "coverage"
+    assert RetrievalSettings.from_dict({"embedder": "hashing:64"}).reranker_for("hybrid", minilm) == "none"

@@ -113,6 +113,7 @@ def test_the_evaluation_materializes_on_request(questions_project: Path, instanc
     # the project names an embedder, so what it queries with, and what is evaluated, is hybrid
     assert (metadata["chunker"].value, metadata["retriever"].value, metadata["best_retriever"].value) == (
         "default", "hybrid", "hybrid")
+    assert metadata["reranker"].value == "none"  # the default with this embedder (hashing): as a query ranks
     plotted = {name: metadata[name].value for name in TREND_METRICS}
     assert metadata["documents_copied"].value == 3
     assert metadata["baseline_documents_recut"].value == 0 and metadata["evaluation_store_mb"].value > 0

@@ -64,6 +64,7 @@ def build_evaluation_assets(project: Project, chunkers: list[str]) -> list[dg.As
         metadata.update({
             "chunker": configured.chunker,
             "retriever": configured.retriever,
+            "reranker": configured.reranker,
             "best_chunker": best.chunker,
             "best_retriever": best.retriever,
             "questions": len(best.outcomes),

@@ -89,6 +89,21 @@ def is_info(text: str) -> bool:
     return False
 
 
+POD_COMMAND = re.compile(r"^=(?P<name>head[1-4]|item|over|back|pod|cut|begin|end|for|encoding)\b[ \t]*"
+                         r"(?P<text>[^\n]*)$", re.M)
+"""A command paragraph of Perl's POD at the left margin (``=head2 Title``, ``=item *``, ``=over 4``, ``=cut``)."""
+
+
+def is_pod(text: str, document_id: str = "") -> bool:
+    """Perl POD: the first non-blank line is a POD command, or the file is named ``*.pod`` and has one. The POD
+    parser takes such documents; the parsers of other plain-text families decline them (``=head1 NAME`` over
+    "perlartistic - the Perl Artistic License" is no licence title)."""
+    first = next((line for line in text[:2000].splitlines() if line.strip()), "")
+    if POD_COMMAND.match(first):
+        return True
+    return document_id.lower().endswith(".pod") and POD_COMMAND.search(text) is not None
+
+
 def file_title(document_id: str) -> str:
     """The file's name as a title, when the text names itself nowhere: its stem with ``-``, ``_`` and ``.`` as spaces
     ("numpy-LICENSE.txt" gives "numpy LICENSE")."""

@@ -63,6 +63,8 @@ class ChangelogParser(UnitParser):
         name = Path(document.id).name.lower()
         if document.page_starts or document.metadata.get("format", "text") != "text" or "copyright" in name:
             return False
+        if H.is_pod(document.text, document.id):
+            return False  # Perl POD (a module's Changes as POD included): pod.py reads its commands
         if _debian_entries(document.text):
             return True
         return _underlined_log(_headings(document.text)) or bool(H.release_headers(document.text))

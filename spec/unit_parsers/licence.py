@@ -59,8 +59,8 @@ class LicenceParser(UnitParser):
     def parser_can_handle_document(self, document: Document) -> bool:
         if document.page_starts or not _plain_or_flat_markdown(document):
             return False
-        if _is_copyright_file_name(document.id):
-            return False
+        if _is_copyright_file_name(document.id) or H.is_pod(document.text, document.id):
+            return False  # a POD licence (perlartistic.pod) is read by pod.py, its =head1 sections
         return H.licence_title(document.text) is not None and len(_top_sections(document.text)) >= MIN_SECTIONS
 
     def parse_document(self, document: Document) -> Iterable[ParsedUnit]:

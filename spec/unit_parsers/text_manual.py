@@ -79,6 +79,8 @@ class TextManualParser(UnitParser):
             return False
         if H.is_info(document.text):
             return False  # a GNU Info manual: info_manual.py reads its nodes
+        if H.is_pod(document.text, document.id):
+            return False  # Perl POD: pod.py reads its commands
         if H.release_headers(document.text):
             return False  # release notes ("Changes in version 2.7.6:"): changelog.py reads them
         return H.licence_title(document.text) is None and _structure_problem(_headings(document.text)) is None

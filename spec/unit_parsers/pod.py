@@ -1,0 +1,163 @@
+"""Perl's POD documentation read as text (``perlfaq4.pod``, ``IO/Compress/FAQ.pod``, a module's ``.pod`` file).
+
+POD marks its structure with command paragraphs at the left margin: ``=head1 NAME`` to ``=head4`` headings, lists
+opened by ``=over``, their entries by ``=item`` and closed by ``=back``, and ``=pod``/``=cut``/``=encoding`` around
+them. Accepts a document that opens with a command paragraph (or is named ``*.pod``) and has at least two ``=head1``
+headings. Tree: one unit per heading nested by its level (a FAQ's ``=head2`` questions under their ``=head1``
+group), holding one ``list_item`` per ``=item`` of its outermost list (a nested list stays inside its item), the
+text between them as ``paragraph`` units. Topics read as the rendered page does (``C<gunzip>`` as ``gunzip``);
+the units' text is the file's own, markup included. The document is titled by its NAME paragraph
+("IO::Compress::FAQ -- Frequently Asked Questions about IO::Compress").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from right_rag_dagster.core.interfaces import UnitParser
+from right_rag_dagster.core.model import Document, ParsedUnit
+from right_rag_dagster.core.registry import load_helper
+from right_rag_dagster.errors import DocumentRejected
+
+H = load_helper(__file__, "_shared.py")
+
+MIN_HEAD1 = 2
+_COMMAND = H.POD_COMMAND
+_LEVEL_TYPES = {1: "section", 2: "subsection", 3: "subsubsection", 4: "subsubsection"}
+_BULLET_ITEM = re.compile(r"^(?:\*|[0-9]+[.)]?)(?:\s+|$)")
+
+
+class PodParser(UnitParser):
+    """Perl POD: ``=head1``-``=head4`` sections nested by level, their ``=item`` entries."""
+
+    @property
+    def parser_name(self) -> str:
+        return "pod"
+
+    def parser_can_handle_document(self, document: Document) -> bool:
+        return _problem(document) is None
+
+    def parse_document(self, document: Document) -> Iterable[ParsedUnit]:
+        problem = _problem(document)
+        if problem:
+            raise DocumentRejected(document.id, problem)
+        text = document.text
+        commands = list(_COMMAND.finditer(text))
+        headings = [m for m in commands if m.group("name").startswith("head")]
+        title = _name_paragraph(text, headings) or H.file_title(document.id)
+        info = H.DocumentInfo(title=title, label=title, parser=self.parser_name)
+        items: list[tuple[int, object]] = []
+        start, end = H.trim(text, 0, headings[0].start())
+        if end > start:
+            items.append((1, H.Node("preamble", "Preamble", start, end, "front_matter", role="notice")))
+        seen: dict[str, int] = {}
+        ends = [m.start() for m in headings[1:]] + [len(text)]
+        for heading, region_end in zip(headings, ends):
+            level = int(heading.group("name")[4:])
+            topic = plain(heading.group("text")) or heading.group("name")
+            start, end = H.trim(text, heading.start(), region_end)
+            node = H.Node(H.unique_key(topic, seen), topic, start, end, _LEVEL_TYPES[level],
+                          role=H.heading_role(topic), attributes={"heading": topic})
+            node.children = _list_items(text, [m for m in commands if start < m.start() < end], heading.end(), end)
+            H.leaf_roles(text, node)
+            items.append((level, node))
+        return [H.to_parsed(document, info, node) for node in H.nest(items)]
+
+
+def _problem(document: Document) -> str | None:
+    """Why this is not a POD document (it does not open with a POD command, too few ``=head1``), else None."""
+    if document.page_starts or not H.is_pod(document.text, document.id):
+        return "no POD command paragraph ('=head1 NAME', '=pod', '=encoding') opens the document"
+    head1 = sum(1 for m in _COMMAND.finditer(document.text) if m.group("name") == "head1")
+    if head1 < MIN_HEAD1:
+        return f"{head1} '=head1' headings (need {MIN_HEAD1}: NAME, DESCRIPTION, ...)"
+    return None
+
+
+def _name_paragraph(text: str, headings: list[re.Match[str]]) -> str | None:
+    """The NAME section's paragraph ("perlfaq4 - Data Manipulation"), markup removed."""
+    if not headings or headings[0].group("text").strip().upper() != "NAME":
+        return None
+    stop = headings[1].start() if len(headings) > 1 else len(text)
+    body = " ".join(plain(text[headings[0].end():stop]).split())
+    return body[:160] or None
+
+
+def _list_items(text: str, commands: list[re.Match[str]], start: int, end: int) -> list:
+    """One ``list_item`` per ``=item`` of the section's outermost lists (up to the next ``=item`` or its ``=back``);
+    with items, the text between them as ``paragraph`` units. No items: no children."""
+    depth = 0
+    bounds: list[tuple[int, int]] = []  # (item start, item end)
+    open_item: int | None = None
+    for command in commands:
+        name = command.group("name")
+        if name == "over":
+            depth += 1
+        elif name == "back":
+            if depth == 1 and open_item is not None:
+                bounds.append((open_item, command.start()))
+                open_item = None
+            depth = max(depth - 1, 0)
+        elif name == "item" and depth <= 1:
+            if open_item is not None:
+                bounds.append((open_item, command.start()))
+            open_item = command.start()
+    if open_item is not None:
+        bounds.append((open_item, end))
+    if not bounds:
+        return []
+    nodes, seen, position = [], {}, start
+    for item_start, item_end in bounds:
+        gap_start, gap_end = H.trim(text, position, item_start)
+        if gap_end > gap_start and _has_prose(text[gap_start:gap_end]):
+            nodes.append(H.Node(H.unique_key("paragraph", seen), "Paragraph", gap_start, gap_end, "paragraph"))
+        s, e = H.trim(text, item_start, item_end)
+        title = _item_title(text, s, e)
+        nodes.append(H.Node(H.unique_key(title, seen), title, s, e, "list_item", attributes={"heading": title}))
+        position = item_end
+    gap_start, gap_end = H.trim(text, position, end)
+    if gap_end > gap_start and _has_prose(text[gap_start:gap_end]):
+        nodes.append(H.Node(H.unique_key("paragraph", seen), "Paragraph", gap_start, gap_end, "paragraph"))
+    return nodes
+
+
+def _has_prose(block: str) -> bool:
+    """Whether a block holds more than POD commands (``=back``, ``=over 4``)."""
+    return any(line.strip() and not _COMMAND.match(line) for line in block.splitlines())
+
+
+def _item_title(text: str, start: int, end: int) -> str:
+    """An item's label: its ``=item`` text without a bullet or number, else the first words of its paragraph."""
+    line_end = text.find("\n", start, end)
+    label = plain(text[start:end if line_end < 0 else line_end].removeprefix("=item"))
+    bare = _BULLET_ITEM.sub("", label).strip()
+    if not bare:
+        body = plain(text[end if line_end < 0 else line_end:end])
+        bare = " ".join(body.split()[:8])
+    return bare[:80] or "Item"
+
+
+_CODE = re.compile(r"[A-Z](?P<open><+)(?:\s(?P<spaced>.*?)\s(?P=open)|(?P<plain>[^<>]*?))>+", re.S)
+_ENTITIES = {"lt": "<", "gt": ">", "verbar": "|", "sol": "/"}
+
+
+def plain(text: str) -> str:
+    """POD text as a reader sees it: formatting codes (``C<...>``, ``I<...>``, ``L<text|target>``, ``E<gt>``,
+    ``C<< ... >>``) replaced by their text, whitespace collapsed."""
+    previous = None
+    while previous != text:
+        previous, text = text, _CODE.sub(_code_text, text)
+    return " ".join(text.split())
+
+
+def _code_text(match: re.Match[str]) -> str:
+    code, inner = match.group(0)[0], match.group("spaced") if match.group("spaced") is not None else match.group("plain")
+    if code == "E":
+        return _ENTITIES.get(inner, chr(int(inner, 0)) if inner.isdigit() or inner.startswith("0x") else inner)
+    if code == "L":
+        shown = inner.split("|", 1)[0] if "|" in inner else inner
+        return shown.strip('"').replace('/"', " ").replace("/", " ").strip() if "|" not in inner else shown
+    if code in "ZX":
+        return ""
+    return inner

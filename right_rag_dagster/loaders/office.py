@@ -92,6 +92,24 @@ def _source(path: Path):  # noqa: ANN202 (a path, or Docling's DocumentStream)
     return DocumentStream(name=path.name, stream=BytesIO(unwrapped))
 
 
+_TITLE_TAG = re.compile(rb"<title\b[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
+TITLE_BYTES = 65536
+MAX_TITLE_CHARS = 200
+
+
+def html_title(path: Path) -> str | None:
+    """The page's ``<title>`` (entities decoded, whitespace collapsed), which Docling's Markdown leaves out: a manual
+    whose first heading is "v1.13.4 Downloads" is titled "Underscore.js" there. None without one."""
+    import html
+
+    with open(path, "rb") as handle:
+        match = _TITLE_TAG.search(handle.read(TITLE_BYTES))
+    if match is None:
+        return None
+    title = " ".join(html.unescape(re.sub(r"<[^>]*>", "", match.group(1).decode("utf-8", "replace"))).split())
+    return title if 0 < len(title) <= MAX_TITLE_CHARS else None
+
+
 def unwrap_layout_tables(html: bytes) -> bytes | None:
     """The page with each table that holds a heading made plain blocks (UTF-8), or None when it has none.
 

@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 from duckdb import DuckDBPyConnection as Connection
 
 from .sql import execute, literal
-from .texts import WHOLE_TEXTS_SQL, heads, in_groups, loaded_document_ids, read_spans, read_texts
+from .texts import WHOLE_TEXTS_SQL, heads, in_groups, loaded_document_ids, metadata_titles, read_spans, read_texts
 
 
 class ChunkPlace(NamedTuple):
@@ -153,10 +153,11 @@ def unit_texts(con: Connection, unit_ids: list[str]) -> list[UnitText]:
     return [UnitText(row[0], row[1] if row[1] is not None else spans.get(row[0]), *row[2:9]) for row in rows]
 
 
-def document_heads(con: Connection, chars: int) -> list[tuple[str, str | None]]:
-    """(document id, its first ``chars`` characters) of every loaded document, by id."""
-    found = heads(con, chars)
-    return [(document_id, found.get(document_id)) for document_id in loaded_document_ids(con)]
+def document_heads(con: Connection, chars: int) -> list[tuple[str, str | None, str | None]]:
+    """(document id, its first ``chars`` characters, the title its loader recorded apart from the text) of every
+    loaded document, by id."""
+    found, titles = heads(con, chars), metadata_titles(con)
+    return [(document_id, found.get(document_id), titles.get(document_id)) for document_id in loaded_document_ids(con)]
 
 
 def parenthesised_capitals(con: Connection, lookback: int) -> list[str]:

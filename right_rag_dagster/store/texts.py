@@ -64,6 +64,13 @@ def in_groups(document_ids: Sequence[str]) -> list[list[str]]:
                                                                                    GROUP_DOCUMENTS)]
 
 
+def metadata_titles(con: Connection) -> dict[str, str]:
+    """Document id -> the title its loader recorded apart from the text (an HTML page's ``<title>``), where one did."""
+    return dict(con.execute("SELECT document_id, json_extract_string(metadata, '$.title') FROM documents "
+                            "WHERE status = 'loaded' AND json_extract_string(metadata, '$.title') IS NOT NULL")
+                .fetchall())
+
+
 def heads(con: Connection, chars: int) -> dict[str, str]:
     """Document id -> its first ``chars`` characters (only the pieces holding them are read)."""
     return dict(execute(con,

@@ -115,15 +115,20 @@ _RELEASE = re.compile(r"^(?=(?-i:[*\dA-Z]))\*?[ \t]*(?:[\w'’-]+[ \t]+){0,3}?(?
                       r"[^\n]{0,50}?"
                       r"(?<![\w.])v?(?P<version>\d+(?:\.\d+)+[\w.~+-]*?)\b[^\n]{0,40}$", re.I | re.M)
 RELEASE_LOOKAHEAD = 5
-"""A release-notes file names a release in its first non-blank lines (after a title or a notice line or two)."""
+"""A release-notes file names a release in its first non-blank lines (after a title or a notice line or two), or is
+titled as one (``_LOG_TITLE``) and may open with plans and notes before its first release."""
+_LOG_TITLE = re.compile(r"^[ \t]*(?:what['’]?s[ \t]+new|news|changes|change[ \t]*log|release[ \t]+(?:notes|history))"
+                        r"\b[^\n]{0,40}$", re.I)
+"""The title line of a change log ("What's New" over Zip's betas, "Release Notes"), first in the file."""
 
 
 def release_headers(text: str) -> list[re.Match[str]]:
     """The release headers of a NEWS file, or [] when it is none: it must name a release in its first
-    ``RELEASE_LOOKAHEAD`` non-blank lines and have at least ``MIN_RELEASES`` headers. Each is an unindented line of
+    ``RELEASE_LOOKAHEAD`` non-blank lines (or open with a change log's title) and have at least ``MIN_RELEASES``
+    headers. Each is an unindented line of
     at most 90 characters followed by a blank line (or the end)."""
-    first = islice(re.finditer(r"^[^\S\n]*\S[^\n]*$", text[:4000], re.M), RELEASE_LOOKAHEAD)
-    if not any(_is_release(text, m.start()) for m in first):
+    first = list(islice(re.finditer(r"^[^\S\n]*\S[^\n]*$", text[:4000], re.M), RELEASE_LOOKAHEAD))
+    if not any(_is_release(text, m.start()) for m in first) and not (first and _LOG_TITLE.match(first[0].group(0))):
         return []
     headers = [m for m in _RELEASE.finditer(text) if _is_release(text, m.start())]
     return headers if len(headers) >= MIN_RELEASES else []

@@ -5,7 +5,8 @@ project's fallback parser can take it: a short licence or a page with one headin
 ``### 4.1. Single-line values``, ``# Chapter 2. Menu Structure``) when it has at least three, else from all
 headings after the title by their level (``## Overview`` > ``### Ruby packages``). Tree: front matter (title, version, notices, abstract), the table of contents
 (a list of links to anchors, a ``navigation`` unit), then sections nested by their numbering. Subsections of a
-section titled ``Fields`` are ``field_definition`` units whose ``defined_term`` is the field name.
+section titled ``Fields`` are ``field_definition`` units whose ``defined_term`` is the field name. A section whose
+paragraphs open with bold terms (an API reference's functions, a change log's releases) holds one ``entry`` per term.
 """
 
 from __future__ import annotations
@@ -74,6 +75,9 @@ class MarkdownSpecParser(UnitParser):
             raise DocumentRejected(document.id, f"Markdown with {len(numbered)} headings after its title (need "
                                                 f"{MIN_SECTIONS}, like '## 1. Introduction'); no section structure")
         title = _heading_title(headings[first].group("text")) if first >= 0 else _lead_title(text, document.id)
+        recorded = document.metadata.get("title")
+        if recorded and not any(len(m.group("hashes")) == 1 for m in headings):
+            title = recorded  # a page without a "#" heading: its <title> names it, not its first "##" section
         version = _VERSION.search(text, 0, numbered[0][0].start()) if first >= 0 else None
         info = H.DocumentInfo(title=title, label=f"{title}, {version.group(0)}" if version else title,
                               parser=self.parser_name)
@@ -200,6 +204,37 @@ def _sections(text: str, numbered: list) -> list:
         items.append((depth, node))
     roots = H.nest(items)
     for root in roots:
+        _add_entries(text, root)
         H.leaf_roles(text, root)
     return roots
+
+
+MIN_ENTRIES = 3
+_ENTRY = re.compile(r"(?:^|\n[ \t]*\n)(?P<lead>\*\*(?P<term>[^*\n]{1,80})\*\*)")
+_NOT_A_TERM = re.compile(r"^\W*(?:notes?|warning|caution|important|tip|abstract|(?:table of )?contents|list of \w+|"
+                         r"examples?|table|figure)\b", re.I)
+"""Bold labels that open notes, tables and figures (``**Note:**``, ``**Table 2. ...**``), not entries."""
+
+
+def _add_entries(text: str, node) -> None:
+    """An API reference or a list of releases rendered from HTML: where the text a section has before its subsections
+    holds at least ``MIN_ENTRIES`` paragraphs that each open with a different bold term (``**debounce**
+    `_.debounce(function, wait)` ...``, ``**1.13.4** - *June 2, 2022*``), each such paragraph opens an ``entry`` that
+    runs to the next one; the text before the first stays the section's own."""
+    for child in node.children:
+        _add_entries(text, child)
+    own_end = node.children[0].start if node.children else node.end
+    body = text.find("\n", node.start, own_end)
+    if body < 0:
+        return
+    starts = [(m.start("lead"), _plain(m.group("term")).rstrip(":").strip()) for m in _ENTRY.finditer(text, body, own_end)]
+    starts = [(start, term) for start, term in starts if term and not _NOT_A_TERM.match(term)]
+    if len({term for _, term in starts}) < MIN_ENTRIES:
+        return
+    entries, seen = [], {}
+    for (start, term), stop in zip(starts, [s for s, _ in starts[1:]] + [own_end]):
+        start, end = H.trim(text, start, stop)
+        entries.append(H.Node(H.unique_key(term, seen), term, start, end, "entry", role=H.heading_role(term),
+                              attributes={"heading": term}))
+    node.children = entries + node.children
 

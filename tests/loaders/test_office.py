@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from right_rag_dagster.errors import DocumentRejected
-from right_rag_dagster.loaders.office import hidden_modules, read_with_docling, unwrap_layout_tables
+from right_rag_dagster.loaders.office import hidden_modules, html_title, read_with_docling, unwrap_layout_tables
 from tests.conftest import REPO_ROOT
 
 
@@ -45,6 +45,23 @@ def test_a_page_laid_out_in_tables_keeps_its_headings_and_paragraphs():
     loading = text.index("### Loading a module")
     assert "it will be invoked separately each time for each transformation." in text[loading:]
     assert "\n\nIt returns a pointer." not in text  # sentences of a paragraph stay together
+
+
+def test_the_title_tag_is_recorded_apart_from_the_text(tmp_path):
+    """Docling's Markdown leaves ``<title>`` out: the loader records it in the document's metadata (entities decoded,
+    whitespace collapsed), and nothing when the page has none."""
+    from right_rag_dagster.builtins.document_loaders.default import DefaultDocumentLoader
+
+    page = REPO_ROOT / "tests" / "fixtures" / "heldout29" / "documents" / "underscore-index.html"
+    document = DefaultDocumentLoader().load_document(page, page.name)
+    assert document.metadata["title"] == "Underscore.js" and "Underscore.js\n" not in document.text[:200]
+    path = tmp_path / "titled.html"
+    path.write_text("<html><head><TITLE>\n  Caf&eacute; &amp;\n Bar </TITLE></head><body><p>x</p></body></html>",
+                    encoding="utf-8")
+    assert html_title(path) == "Café & Bar"
+    path.write_text("<html><body><h1>No title</h1></body></html>", encoding="utf-8")
+    assert html_title(path) is None
+    assert "title" not in DefaultDocumentLoader().load_document(path, path.name).metadata
 
 
 def test_a_table_of_data_stays_a_table(tmp_path):

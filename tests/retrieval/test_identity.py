@@ -191,6 +191,19 @@ def test_a_question_that_writes_two_names_of_one_document_ranks_alike_in_every_p
     assert seen.pop().endswith("nvidia settings ['*']")
 
 
+def test_an_html_page_is_also_named_by_its_title_tag(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Underscore.js's manual opens, as Markdown, with "v1.13.4 Downloads" and a table: the ``<title>`` its loader
+    recorded names it, so "In Underscore.js, ..." names the page (it named nothing before)."""
+    page = REPO_ROOT / "tests" / "fixtures" / "heldout29" / "documents" / "underscore-index.html"
+    store = sample_spec_store(tmp_path_factory, "titled", [page, HELDOUT / "GPL-2.txt"])
+    names = {n.document_id: {" ".join(name) for name in n.names} for n in store_names(store)}
+    assert "underscore js" in names["underscore-index.html"] and "underscore js" not in names["GPL-2.txt"]
+    question = "In Underscore.js, how do I stop an _.each loop early?"
+    assert named_documents(question, store_names(store)) == {"underscore-index.html": "underscore js"}
+    assert document_names("underscore-index.html", "## v1.13.4 Downloads\n").names \
+        == document_names("underscore-index.html", "## v1.13.4 Downloads\n", None).names  # no title: as before
+
+
 def test_a_text_that_opens_with_a_sentence_is_titled_by_a_line_that_shares_the_file_names_words() -> None:
     head = ("The HTML version of the Debian Python Policy can be found in the python3-dev package\n\n\n"
             "Navigation\n\n* Debian_Python_Policy_0.12.0.0_documentation »\n\nAbstract¶\n")

@@ -118,6 +118,9 @@ def test_release_notes_need_a_release_in_their_first_lines_and_three_headers(spe
     assert not parser.parser_can_handle_document(Document("NEWS", two, metadata={"format": "text"}))
     late = "Introduction\n\n" + "\n\n".join(f"Paragraph {n}." for n in range(6)) + "\n\n" + releases
     assert not parser.parser_can_handle_document(Document("NEWS", late, metadata={"format": "text"}))
+    # ... unless the file is titled as a change log: plans and notes may come before its first release
+    titled = late.replace("Introduction", "What's New", 1)
+    assert parser.parser_can_handle_document(Document("WHATSNEW", titled, metadata={"format": "text"}))
     # a line of a wrapped sentence that names a version is no header, whatever its case
     prose = "".join(f"This release replaces the one before,\nthe previous version 1.{n}.\n\n" for n in range(4))
     assert not parser.parser_can_handle_document(Document("NEWS", prose, metadata={"format": "text"}))
@@ -134,3 +137,20 @@ def test_release_notes_with_an_underlined_version_heading_are_accepted_and_parse
     assert parser.parser_can_handle_document(document)
     units = list(parser.parse_document(document))
     assert [u.topic for u in units] == ["Changes in version 1.3", "Changes in version 1.2", "Changes in version 1.1"]
+
+
+def test_a_change_log_titled_whats_new_has_its_releases_after_its_plans(parse, spec_registry) -> None:
+    """Info-ZIP's WHATSNEW ("What's New", then the plans for Zip 3.1, then "New things in Zip 3.0h" over ``-`` items)
+    went to the generic fallback as paragraphs, each release's header a unit apart from its changes (heldout29)."""
+    path = REPO_ROOT / "tests" / "fixtures" / "heldout29" / "documents" / "zip-WHATSNEW.txt"
+    document, units = parse("policy-changelog", path)
+    check_tree(document, units)
+    assert compute_coverage(len(document.text), units).coverage_percent >= 95
+    assert units[0].attributes["unit_type"] == "front_matter" and "Zip 3.1" in units[0].raw_text
+    versions = [u for u in units if u.attributes["unit_type"] == "version"]
+    assert [u.topic for u in versions[:3]] == ["New things in Zip 3.0 since Zip 3.0h", "New things in Zip 3.0h",
+                                               "New things in Zip 3.0g"]
+    assert versions[-1].topic == "New things in Zip 2.2" and len(versions) == 11
+    fifo = next(u for u in walk_units(units) if u.raw_text.startswith("- Disable reading of Unix FIFOs"))
+    assert "Zip 3.0g" in fifo.temporal_topic and units[0].attributes["document_title"] == "What's New"
+    assert not spec_registry.create("unit_parsers", "text-manual").parser_can_handle_document(document)

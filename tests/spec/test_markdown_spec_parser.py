@@ -63,3 +63,44 @@ def test_two_top_headings_with_one_version_are_no_releases(spec_registry) -> Non
     parser = spec_registry.create("unit_parsers", "markdown-spec")
     text = "# Foo 2.0 Manual\n\nAbout.\n\n## A\n\nx\n\n## B\n\ny\n\n## C\n\nz\n\n# Foo 2.0 Appendix\n\nMore.\n"
     assert list(parser.parse_document(Document("foo.md", text)))[0].attributes["document_title"] == "Foo 2.0 Manual"
+
+
+UNDERSCORE = REPO_ROOT / "tests" / "fixtures" / "heldout29" / "documents" / "underscore-index.html"
+
+
+def test_paragraphs_that_open_with_bold_terms_are_entries(parse) -> None:
+    """Underscore.js's manual names each function in bold at the head of its paragraph, and each release of its change
+    log: each is an ``entry`` of its section (they were 11 KB sections, cut where the chunker found room)."""
+    document, units = parse("markdown-spec", UNDERSCORE)
+    check_tree(document, units)
+    by_topic = {u.topic: u for u in units}
+    functions = by_topic["Function (uh, ahem) Functions"].subunits
+    assert [u.topic for u in functions[:4]] == ["bind", "bindAll", "partial", "memoize"]
+    assert {u.attributes["unit_type"] for u in functions} == {"entry"}
+    debounce = next(u for u in functions if u.topic == "debounce")
+    assert debounce.raw_text.startswith("**debounce** `_.debounce(function, wait, [immediate])`")
+    assert debounce.attributes["hierarchy"] == ["Function (uh, ahem) Functions", "debounce"]
+    assert by_topic["Change Log"].subunits[0].topic == "1.13.4"
+    assert not by_topic["Notes"].subunits  # two bold terms: no list of entries
+    # no "#" heading: the page's <title> (recorded by the loader) titles it, not "v1.13.4 Downloads ..."
+    assert units[0].attributes["document_title"] == "Underscore.js"
+
+
+def test_a_recorded_title_counts_only_where_no_hash_heading_titles_the_page(spec_registry) -> None:
+    parser = spec_registry.create("unit_parsers", "markdown-spec")
+    body = "## One\n\nText.\n\n## Two\n\nText.\n\n## Three\n\nText.\n\n## Four\n\nText.\n"
+    titled = {"title": "Site | Page", "converted_by": "docling-markdown"}
+    untitled = list(parser.parse_document(Document("p.html", body, metadata=titled)))
+    assert untitled[0].attributes["document_title"] == "Site | Page"
+    headed = list(parser.parse_document(Document("p.html", "# The Page\n\n" + body, metadata=titled)))
+    assert headed[0].attributes["document_title"] == "The Page"
+
+
+def test_bold_labels_of_notes_and_repeated_terms_are_no_entries(spec_registry) -> None:
+    parser = spec_registry.create("unit_parsers", "markdown-spec")
+    notes = "".join(f"**Note:** caveat {n}.\n\n**Table {n}. Codes**\n\n| a |\n\n" for n in range(4))
+    repeated = "".join(f"**xsltproc** does thing {n}.\n\n" for n in range(4))
+    for body in (notes, repeated):
+        text = f"# Tool\n\n## One\n\n{body}## Two\n\nText.\n\n## Three\n\nText.\n"
+        units = list(parser.parse_document(Document("tool.md", text)))
+        assert [u.topic for u in units if u.topic == "One"] and not units[1].subunits, body

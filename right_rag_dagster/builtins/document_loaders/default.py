@@ -7,7 +7,7 @@ from pathlib import Path
 from right_rag_dagster.core.interfaces import DocumentLoader
 from right_rag_dagster.core.model import Document
 from right_rag_dagster.errors import DocumentRejected
-from right_rag_dagster.loaders.office import DOCLING_SUFFIXES, HTML_SUFFIXES, read_with_docling
+from right_rag_dagster.loaders.office import DOCLING_SUFFIXES, HTML_SUFFIXES, html_title, read_with_docling
 from right_rag_dagster.loaders.pdf import read_pdf
 from right_rag_dagster.loaders.text import read_text
 
@@ -38,6 +38,8 @@ class DefaultDocumentLoader(DocumentLoader):
                         "markdown_escapes": "none"}  # characters as in the source, not &lt; or \\_
             if suffix in HTML_SUFFIXES:
                 metadata["layout_tables"] = "unwrapped"  # tables holding headings read as blocks (loaders/office.py)
+                if title := html_title(path):
+                    metadata["title"] = title  # the <title> the Markdown export leaves out
             return Document(id=document_id, text=text, source=str(path), metadata=metadata)
         if suffix in BINARY_SUFFIXES:
             raise DocumentRejected(document_id, f"unsupported binary format {suffix!r}: add a loader in "

@@ -7,9 +7,9 @@ come from
 - the file name: its stem (``GPL-2``, ``fhs-3.0``) split into a base and a trailing version, and the whole
   name when its suffix is not a mere format (``apt.copyright``);
 - the title line: the first line of the text that reads like a title (not a ``Field: value`` line, a URL or a
-  sentence), with a version from the same line or one of the next lines (``Version 2``, ``Release 4.6.2.0``);
-  its words, its words without the first one when three remain (``GNU``), and the acronyms of both (``GGPL``,
-  ``GPL``);
+  sentence), and the title the loader recorded apart from the text (an HTML page's ``<title>``) read the same
+  way, with a version from the same line or one of the next lines (``Version 2``, ``Release 4.6.2.0``); its words,
+  its words without the first one when three remain (``GNU``), and the acronyms of both (``GGPL``, ``GPL``);
 - a record's name fields: a text that opens with ``Field: value`` lines (a machine-readable Debian copyright
   file) is named by its ``Upstream-Name`` (``libtalloc2.copyright`` is talloc's, ``libtdb1.copyright`` tdb's);
 - each base with and without its versions;
@@ -31,7 +31,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-NAMES_VERSION = "3"
+NAMES_VERSION = "4"
 """Changes with these rules (names are derived when needed, so nothing stored has to be rebuilt)."""
 
 HEAD_CHARS = 1500
@@ -84,8 +84,14 @@ class DocumentNames:
     names: frozenset[tuple[str, ...]]
 
 
-def document_names(document_id: str, head: str) -> DocumentNames:
-    """The names of a document from its id (path) and the start of its text (see the module docstring)."""
+def document_names(document_id: str, head: str, title: str | None = None) -> DocumentNames:
+    """The names of a document from its id (path) and the start of its text (see the module docstring), and from
+    ``title`` as another title line when its loader recorded one apart from the text (an HTML page's ``<title>``:
+    "Underscore.js", whose Markdown opens with "v1.13.4 Downloads")."""
+    if title:
+        own = document_names(document_id, head)
+        other = document_names(document_id, title)
+        return DocumentNames(document_id, own.title or other.title, own.names | other.names)
     names: set[tuple[str, ...]] = set()
     title, title_versions = title_line(head[:HEAD_CHARS], _stem_words(document_id))
     title_words = tuple(t for t in name_tokens(title) if not t[0].isdigit())

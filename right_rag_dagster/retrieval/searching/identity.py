@@ -52,7 +52,7 @@ def store_names(store: Store) -> tuple[DocumentNames, ...]:
     """The names of the store's loaded documents, derived once per version of the store file."""
     with store.read() as con:
         rows = document_heads(con, HEAD_CHARS)
-    return tuple(document_names(document_id, head or "") for document_id, head in rows)
+    return tuple(document_names(document_id, head or "", title) for document_id, head, title in rows)
 
 
 @per_store_version

@@ -37,9 +37,10 @@ _VERSION = re.compile(r"\bVersion\s+(\d[\w.]*)", re.I)
 
 
 def _plain(markdown: str) -> str:
-    """Heading text without emphasis, code marks and links: ``**`Format`**`` gives ``Format``."""
+    """Heading text without emphasis, code marks, links and a Sphinx permalink mark: ``**`Format`**`` gives
+    ``Format``, ``IDLE ¶`` gives ``IDLE``."""
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", markdown)
-    return re.sub(r"[*_`]+", "", text).strip()
+    return re.sub(r"[*_`]+", "", text).strip().removesuffix("¶").strip()
 
 
 def _heading_title(markdown: str) -> str:
@@ -76,8 +77,11 @@ class MarkdownSpecParser(UnitParser):
                                                 f"{MIN_SECTIONS}, like '## 1. Introduction'); no section structure")
         title = _heading_title(headings[first].group("text")) if first >= 0 else _lead_title(text, document.id)
         recorded = document.metadata.get("title")
-        if recorded and not any(len(m.group("hashes")) == 1 for m in headings):
-            title = recorded  # a page without a "#" heading: its <title> names it, not its first "##" section
+        if recorded and (not any(len(m.group("hashes")) == 1 for m in headings)
+                         or len(title.split()) == 1 < len(recorded.split())):
+            # a page without a "#" heading, or with a one-word one (a Texinfo page's "Top", "Time"): its <title>
+            # names it ("bc Command Manual"), not its first "##" section or its node's name
+            title = recorded
         version = _VERSION.search(text, 0, numbered[0][0].start()) if first >= 0 else None
         info = H.DocumentInfo(title=title, label=f"{title}, {version.group(0)}" if version else title,
                               parser=self.parser_name)

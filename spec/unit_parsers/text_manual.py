@@ -178,7 +178,8 @@ def _title_line(text: str, end: int, document_id: str) -> str:
     a word with the file name (a Sphinx text export opens with a sentence about where its HTML version is, and
     names itself in its navigation lines; a list item that runs on, a ``Field: value`` line or a
     lead-in ending in a colon is no title); else the file's name when the text opens with
-    a copyright notice ("numpy LICENSE"), or the opening line. A status banner ("DRAFT FOR REVIEW") is skipped."""
+    a copyright notice ("numpy LICENSE") or with the first heading, or the opening line. A status banner ("DRAFT FOR
+    REVIEW") is skipped; a man page's ``NAME`` heading gives the line under it."""
     every = text[:end].splitlines()
     raw = [(line.strip(), every[n + 1].strip() if n + 1 < len(every) else "")
            for n, line in enumerate(every) if line.strip()]
@@ -187,7 +188,9 @@ def _title_line(text: str, end: int, document_id: str) -> str:
     items = {i for i, (line, after) in enumerate(raw) if _LIST_ITEM.match(line) and after[:1].islower()}
     kept = [i for i, line in enumerate(lines) if not _STATUS.match(line)] or list(range(len(lines)))
     if not kept:
-        return ""
+        return H.file_title(document_id)  # the first heading opens the text: "zlib algorithm", not ""
+    if lines[kept[0]] == "NAME" and len(kept) > 1:
+        return lines[kept[1]][:120]  # a man page's NAME over its line: "parse_date - parses a date string ..."
     if _title_like(lines[kept[0]]):
         return lines[kept[0]][:120]
     stem_words = set(re.findall(r"[a-z]{3,}", Path(document_id).stem.lower()))

@@ -56,6 +56,19 @@ def test_a_record_file_has_no_title_and_a_package_name_alone_names_nothing() -> 
     assert said.named == {"dash.copyright": "dash s"} and said.lexical.startswith("Why is   src/mksignames.c")
 
 
+def test_a_possessive_inside_a_name_is_read_through() -> None:
+    """"util-linux's parse_date" says the name ``util linux parse date`` (the file util-linux-parse-date.txt), with
+    the possessive between its words; a possessive name ("dash's") and a name said without one are unchanged."""
+    parse_date = document_names("util-linux-parse-date.txt", "")
+    question = "In the date input formats that util-linux's parse_date accepts, why is there no word for 2?"
+    assert named_documents(question, [parse_date]) == {"util-linux-parse-date.txt": "util linux s parse date"}
+    assert named_documents("What does util-linux parse_date accept?", [parse_date]) == {
+        "util-linux-parse-date.txt": "util linux parse date"}
+    assert named_documents("Is util-linux's date parser strict?", [parse_date]) == {}
+    said = identify(question, [parse_date])
+    assert "parse_date" not in said.lexical and "date input formats" in said.lexical
+
+
 def test_a_record_file_is_also_named_by_its_upstream_name() -> None:
     talloc = document_names("libtalloc2.copyright", "Format: https://www.debian.org/doc/packaging-manuals/copyright-"
                             "format/1.0/\nUpstream-Name: talloc\nSource: http://talloc.samba.org/\n\nFiles: *\n")

@@ -121,3 +121,27 @@ def test_a_restructuredtext_title_after_fields_is_the_title(parse) -> None:
     _, units = parse("text-manual", REPO_ROOT / "tests" / "fixtures" / "heldout10" / "documents"
                      / "setuptools-python2-sunset.rst")
     assert units[0].attributes["document_title"] == "Python 2 Sunset" and units[0].attributes["unit_type"] == "title"
+
+
+FIXTURES_ROOT = REPO_ROOT / "tests" / "fixtures"
+
+
+def test_a_text_whose_first_heading_opens_it_is_titled_by_its_file_name(parse) -> None:
+    """zlib's algorithm.txt opens with "1. Compression algorithm (deflate)", a section: its title was empty."""
+    _, units = parse("text-manual", FIXTURES_ROOT / "heldout25" / "documents" / "zlib-algorithm.txt")
+    assert units[0].attributes["document_title"] == "zlib algorithm"
+
+
+def test_a_man_pages_name_heading_gives_the_line_under_it(parse) -> None:
+    _, units = parse("text-manual", FIXTURES_ROOT / "heldout29" / "documents" / "util-linux-parse-date.txt")
+    assert units[0].attributes["document_title"] == "parse_date - parses a date string into a timespec struct."
+
+
+def test_an_html_page_titled_by_a_node_name_or_a_permalink_takes_its_title_tag(parse) -> None:
+    """A Texinfo page's "# Top" and a Sphinx page's "# IDLE ¶" yield to the page's <title>; the pilcrow Sphinx
+    writes after every heading is no part of a title or a section's topic."""
+    _, units = parse("markdown-spec", FIXTURES_ROOT / "heldout4" / "documents" / "bc-manual.html")
+    assert units[0].attributes["document_title"] == "bc Command Manual"
+    _, units = parse("markdown-spec", FIXTURES_ROOT / "heldout27" / "documents" / "idle-help.html")
+    assert units[0].attributes["document_title"] == "IDLE — Python 3.13.0a2 documentation"
+    assert not any(unit.topic.endswith("¶") for unit in units)

@@ -131,11 +131,28 @@ def _found_spans(words: tuple[str, ...], names: Iterable[DocumentNames]) -> dict
     the documents it names at all."""
     found = {}
     for document in names:
-        spans = {(start, start + len(name)) for name in document.names
-                 for start in range(len(words) - len(name) + 1) if words[start:start + len(name)] == name}
+        spans = {(start, end) for name in document.names for start in range(len(words) - len(name) + 1)
+                 if (end := _match_at(words, start, name)) is not None}
         if spans:
             found[document.document_id] = sorted(spans)
     return found
+
+
+def _match_at(words: tuple[str, ...], start: int, name: tuple[str, ...]) -> int | None:
+    """Where ``name`` ends when the question says it from ``start``, else None. A possessive inside the name is
+    skipped: "util-linux's parse_date" (``util linux s parse date``) says ``util linux parse date``."""
+    if words[start:start + len(name)] == name:
+        return start + len(name)
+    if words[start] != name[0]:
+        return None
+    position = start + 1
+    for token in name[1:]:
+        if position < len(words) and words[position] == POSSESSIVE and token != POSSESSIVE:
+            position += 1
+        if position >= len(words) or words[position] != token:
+            return None
+        position += 1
+    return position
 
 
 def _kept_spans(found: dict[str, list[tuple[int, int]]]) -> dict[str, tuple[int, int]]:

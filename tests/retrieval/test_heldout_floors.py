@@ -86,7 +86,7 @@ fails here.
   twenty-seventh.
 - ``tests/fixtures/heldout29/``: 32 questions over 9 documents, ``heldout28/``'s 238 as distractors, written before any
   change of the twenty-seventh round: 0.53 / 0.69 / 0.603 before and after it (aggregates only); a tuning set in the
-  twenty-eighth, 0.59 / 0.75 / 0.666 at its end (POD, change logs titled "What's New", bold-term entries, HTML titles).
+  twenty-eighth, 0.62 / 0.75 / 0.682 at its end (POD, change logs titled "What's New", bold-term entries, titles).
 
 The sets run in the order of ``SETS`` (not sorted by name), so each of ``heldout7/`` to ``heldout29/`` adds only its
 9 new documents to the shared project. The project parses in this process (``workers = 0``): a set's index then
@@ -132,7 +132,7 @@ SETS = {
     "heldout26": (32, {"hit@1": 0.56, "hit@5": 0.63, "mrr@10": 0.59}),
     "heldout27": (32, {"hit@1": 0.59, "hit@5": 0.78, "mrr@10": 0.68}),
     "heldout28": (32, {"hit@1": 0.40, "hit@5": 0.56, "mrr@10": 0.48}),
-    "heldout29": (32, {"hit@1": 0.53, "hit@5": 0.68, "mrr@10": 0.60}),
+    "heldout29": (32, {"hit@1": 0.56, "hit@5": 0.68, "mrr@10": 0.61}),
 }
 
 

@@ -109,8 +109,9 @@ class Searcher:
                       k=max(depth, rerank_depth(self.reranker)), embedder=self.embedder, expand=self.settings.expand,
                       registry=self.registry, options=options, identity=self.identity,
                       neighbours=self.settings.neighbours)
-        hits = rerank(question, hits, self.reranker, self.store, self.embedder)[0][:depth]
-        return Answer(tuple(to_retrieved(hit) for hit in hits))
+        shown = max(self.settings.k, rerank_depth(self.reranker))  # what a query's rerank step reorders
+        reranked = rerank(question, hits[:shown], self.reranker, self.store, self.embedder)[0]
+        return Answer(tuple(to_retrieved(hit) for hit in (reranked + list(hits[shown:]))[:depth]))
 
 
 def reranker_of(settings: RetrievalSettings, retriever: str, embedder: Embedder | None, flow: str | None) -> str:

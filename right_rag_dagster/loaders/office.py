@@ -106,7 +106,11 @@ def html_title(path: Path) -> str | None:
         match = _TITLE_TAG.search(handle.read(TITLE_BYTES))
     if match is None:
         return None
-    title = " ".join(html.unescape(re.sub(r"<[^>]*>", "", match.group(1).decode("utf-8", "replace"))).split())
+    try:
+        raw = match.group(1).decode("utf-8")
+    except UnicodeDecodeError:
+        raw = match.group(1).decode("cp1252", "replace")  # an older page's Latin-1 / Windows-1252 title
+    title = " ".join(html.unescape(re.sub(r"<[^>]*>", "", raw)).split())
     return title if 0 < len(title) <= MAX_TITLE_CHARS else None
 
 

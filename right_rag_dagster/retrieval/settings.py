@@ -141,7 +141,6 @@ class RetrievalSettings:
                               f"a question's term weight an extractive answer must cover), got {coverage!r}")
         return cls(**values)
 
-
     def reranker_for(self, retriever: str, embedder: Any, requested: str | None = None) -> str:
         """The reranker a query ranked by ``retriever`` with ``embedder`` uses: ``requested``, else the settings';
         ``none`` when the default would read meaning with a model the query does not rank with (``DEFAULT_RERANKERS``).
@@ -165,6 +164,7 @@ class RetrievalSettings:
 
 
 def _minilm_identity() -> str:
+    """The offline MiniLM model's identity (the model the ``semantic`` reranker's weights were fit with)."""
     from .embedders import MINILM_IDENTITY  # lazily, as embedder_for_project does
 
     return MINILM_IDENTITY

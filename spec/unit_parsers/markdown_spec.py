@@ -214,7 +214,7 @@ def _sections(text: str, numbered: list) -> list:
 
 
 MIN_ENTRIES = 3
-_ENTRY = re.compile(r"(?:^|\n[ \t]*\n)(?P<lead>\*\*(?P<term>[^*\n]{1,80})\*\*)")
+_ENTRY = re.compile(r"\n[ \t]*\n(?P<lead>\*\*(?P<term>[^*\n]{1,80})\*\*)")
 _NOT_A_TERM = re.compile(r"^\W*(?:notes?|warning|caution|important|tip|abstract|(?:table of )?contents|list of \w+|"
                          r"examples?|table|figure)\b", re.I)
 """Bold labels that open notes, tables and figures (``**Note:**``, ``**Table 2. ...**``), not entries."""
@@ -231,14 +231,14 @@ def _add_entries(text: str, node) -> None:
     body = text.find("\n", node.start, own_end)
     if body < 0:
         return
-    starts = [(m.start("lead"), _plain(m.group("term")).rstrip(":").strip()) for m in _ENTRY.finditer(text, body, own_end)]
+    starts = [(m.start("lead"), _plain(m.group("term")).rstrip(":").strip())
+              for m in _ENTRY.finditer(text, body, own_end)]
     starts = [(start, term) for start, term in starts if term and not _NOT_A_TERM.match(term)]
     if len({term for _, term in starts}) < MIN_ENTRIES:
         return
-    entries, seen = [], {}
+    entries, seen = [], {child.key: 1 for child in node.children}  # a "### map" beside "**map**": "map #2"
     for (start, term), stop in zip(starts, [s for s, _ in starts[1:]] + [own_end]):
         start, end = H.trim(text, start, stop)
         entries.append(H.Node(H.unique_key(term, seen), term, start, end, "entry", role=H.heading_role(term),
                               attributes={"heading": term}))
     node.children = entries + node.children
-

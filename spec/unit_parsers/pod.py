@@ -4,7 +4,7 @@ POD marks its structure with command paragraphs at the left margin: ``=head1 NAM
 opened by ``=over``, their entries by ``=item`` and closed by ``=back``, and ``=pod``/``=cut``/``=encoding`` around
 them. Accepts a document that opens with a command paragraph (or is named ``*.pod``) and has at least two ``=head1``
 headings. Tree: one unit per heading nested by its level (a FAQ's ``=head2`` questions under their ``=head1``
-group), holding one ``list_item`` per ``=item`` of its outermost list (a nested list stays inside its item), the
+group; code after a ``=cut`` stays in the section before it), holding one ``list_item`` per ``=item`` of its outermost list (a nested list stays inside its item), the
 text between them as ``paragraph`` units. Topics read as the rendered page does (``C<gunzip>`` as ``gunzip``);
 the units' text is the file's own, markup included. The document is titled by its NAME paragraph
 ("IO::Compress::FAQ -- Frequently Asked Questions about IO::Compress").
@@ -51,18 +51,28 @@ class PodParser(UnitParser):
         start, end = H.trim(text, 0, headings[0].start())
         if end > start:
             items.append((1, H.Node("preamble", "Preamble", start, end, "front_matter", role="notice")))
-        seen: dict[str, int] = {}
         ends = [m.start() for m in headings[1:]] + [len(text)]
         for heading, region_end in zip(headings, ends):
             level = int(heading.group("name")[4:])
             topic = plain(heading.group("text")) or heading.group("name")
             start, end = H.trim(text, heading.start(), region_end)
-            node = H.Node(H.unique_key(topic, seen), topic, start, end, _LEVEL_TYPES[level],
-                          role=H.heading_role(topic), attributes={"heading": topic})
+            node = H.Node(topic, topic, start, end, _LEVEL_TYPES[level], role=H.heading_role(topic),
+                          attributes={"heading": topic})
             node.children = _list_items(text, [m for m in commands if start < m.start() < end], heading.end(), end)
             H.leaf_roles(text, node)
             items.append((level, node))
-        return [H.to_parsed(document, info, node) for node in H.nest(items)]
+        roots = H.nest(items)
+        _unique_keys(roots)
+        return [H.to_parsed(document, info, node) for node in roots]
+
+
+def _unique_keys(siblings: list) -> None:
+    """Keys unique among siblings (``verbose #2``), once the tree is nested: a list's ``=item verbose`` and the
+    ``=head2 verbose`` after it are children of one section."""
+    seen: dict[str, int] = {}
+    for node in siblings:
+        node.key = H.unique_key(node.key, seen)
+        _unique_keys(node.children)
 
 
 def _problem(document: Document) -> str | None:
@@ -107,24 +117,28 @@ def _list_items(text: str, commands: list[re.Match[str]], start: int, end: int) 
         bounds.append((open_item, end))
     if not bounds:
         return []
-    nodes, seen, position = [], {}, start
+    nodes, position = [], start
     for item_start, item_end in bounds:
-        gap_start, gap_end = H.trim(text, position, item_start)
-        if gap_end > gap_start and _has_prose(text[gap_start:gap_end]):
-            nodes.append(H.Node(H.unique_key("paragraph", seen), "Paragraph", gap_start, gap_end, "paragraph"))
+        nodes += _paragraph(text, position, item_start)
         s, e = H.trim(text, item_start, item_end)
         title = _item_title(text, s, e)
-        nodes.append(H.Node(H.unique_key(title, seen), title, s, e, "list_item", attributes={"heading": title}))
+        nodes.append(H.Node(title, title, s, e, "list_item", attributes={"heading": title}))
         position = item_end
-    gap_start, gap_end = H.trim(text, position, end)
-    if gap_end > gap_start and _has_prose(text[gap_start:gap_end]):
-        nodes.append(H.Node(H.unique_key("paragraph", seen), "Paragraph", gap_start, gap_end, "paragraph"))
-    return nodes
+    return nodes + _paragraph(text, position, end)
 
 
-def _has_prose(block: str) -> bool:
-    """Whether a block holds more than POD commands (``=back``, ``=over 4``)."""
-    return any(line.strip() and not _COMMAND.match(line) for line in block.splitlines())
+def _paragraph(text: str, start: int, end: int) -> list:
+    """The prose between two items (or a list's ends) as a ``paragraph`` unit, without the ``=over``/``=back``
+    command lines around it; none when only commands are there."""
+    lines = [(s, e) for s, e in H.line_spans(text, start, end) if text[s:e].strip()]
+    while lines and _COMMAND.match(text[slice(*lines[0])]):
+        lines.pop(0)
+    while lines and _COMMAND.match(text[slice(*lines[-1])]):
+        lines.pop()
+    if not lines:
+        return []
+    s, e = H.trim(text, lines[0][0], lines[-1][1])
+    return [H.Node("paragraph", "Paragraph", s, e, "paragraph")]
 
 
 def _item_title(text: str, start: int, end: int) -> str:
@@ -133,31 +147,71 @@ def _item_title(text: str, start: int, end: int) -> str:
     label = plain(text[start:end if line_end < 0 else line_end].removeprefix("=item"))
     bare = _BULLET_ITEM.sub("", label).strip()
     if not bare:
-        body = plain(text[end if line_end < 0 else line_end:end])
+        body = plain(text[end if line_end < 0 else line_end:end][:TITLE_SOURCE_CHARS])
         bare = " ".join(body.split()[:8])
     return bare[:80] or "Item"
 
 
-_CODE = re.compile(r"[A-Z](?P<open><+)(?:\s(?P<spaced>.*?)\s(?P=open)|(?P<plain>[^<>]*?))>+", re.S)
+TITLE_SOURCE_CHARS = 500
+"""An unlabelled item is titled by its first words: only so much of its body is read for them."""
+_CODE_LETTERS = frozenset("BCEFILSXZ")
 _ENTITIES = {"lt": "<", "gt": ">", "verbar": "|", "sol": "/"}
 
 
 def plain(text: str) -> str:
-    """POD text as a reader sees it: formatting codes (``C<...>``, ``I<...>``, ``L<text|target>``, ``E<gt>``,
-    ``C<< ... >>``) replaced by their text, whitespace collapsed."""
-    previous = None
-    while previous != text:
-        previous, text = text, _CODE.sub(_code_text, text)
-    return " ".join(text.split())
+    """POD text as a reader sees it: formatting codes (``C<...>``, ``B<C<...>>``, ``I<...>``, ``L<text|target>``,
+    ``E<gt>``, ``C<< $a->b >>``) replaced by their text, whitespace collapsed."""
+    return " ".join(_codes(text, 0, None)[0].split())
 
 
-def _code_text(match: re.Match[str]) -> str:
-    code, inner = match.group(0)[0], match.group("spaced") if match.group("spaced") is not None else match.group("plain")
+def _codes(text: str, position: int, closing: str | None) -> tuple[str, int]:
+    """The text from ``position`` with its formatting codes rendered, up to ``closing`` (``>`` for ``X<...>``, a space
+    and ``>>`` for ``X<< ... >>``) or the end; returns it and the position after the closing."""
+    out: list[str] = []
+    while position < len(text):
+        if closing == ">" and text[position] == ">":
+            return "".join(out), position + 1
+        if closing and closing != ">" and text[position].isspace() and text.startswith(closing, position + 1):
+            return "".join(out), position + 1 + len(closing)
+        letter = text[position]
+        if letter in _CODE_LETTERS and text.startswith("<", position + 1):
+            angles = len(text) - len(text[position + 1:].lstrip("<")) - position - 1
+            if angles > 1 and text[position + 1 + angles:position + 2 + angles].isspace():
+                inner, position = _codes(text, position + 2 + angles, ">" * angles)
+            else:
+                inner, position = _codes(text, position + 2, ">")
+            out.append(_rendered(letter, inner))
+            continue
+        out.append(letter)
+        position += 1
+    return "".join(out), position
+
+
+def _rendered(code: str, inner: str) -> str:
+    """What one formatting code shows: ``E<gt>`` a character, ``L<text|target>`` its text (a link to a page or a
+    section its name), ``Z<>`` and ``X<index entry>`` nothing, the others their text."""
     if code == "E":
-        return _ENTITIES.get(inner, chr(int(inner, 0)) if inner.isdigit() or inner.startswith("0x") else inner)
+        return _entity(inner.strip())
     if code == "L":
-        shown = inner.split("|", 1)[0] if "|" in inner else inner
-        return shown.strip('"').replace('/"', " ").replace("/", " ").strip() if "|" not in inner else shown
-    if code in "ZX":
-        return ""
-    return inner
+        if "|" in inner:
+            return inner.split("|", 1)[0]
+        return inner if "://" in inner else inner.replace('/"', " ").replace("/", " ").replace('"', "").strip()
+    return "" if code in "ZX" else inner
+
+
+def _entity(name: str) -> str:
+    """``E<...>``: a named escape (``lt``, ``gt``, ``eacute``), or a number in decimal, ``0x`` hex or ``0`` octal;
+    one that names nothing stays as written."""
+    if name in _ENTITIES:
+        return _ENTITIES[name]
+    try:
+        if name[:2].lower() == "0x":
+            return chr(int(name[2:], 16))
+        if name.isdigit():
+            return chr(int(name, 8) if name.startswith("0") and len(name) > 1 else int(name))
+    except (ValueError, OverflowError):
+        return f"E<{name}>"
+    import html
+
+    decoded = html.unescape(f"&{name};")
+    return decoded if decoded != f"&{name};" else f"E<{name}>"

@@ -59,6 +59,8 @@ def test_the_title_tag_is_recorded_apart_from_the_text(tmp_path):
     path.write_text("<html><head><TITLE>\n  Caf&eacute; &amp;\n Bar </TITLE></head><body><p>x</p></body></html>",
                     encoding="utf-8")
     assert html_title(path) == "Café & Bar"
+    path.write_bytes("<html><head><title>Résumé</title></head><body><p>x</p></body></html>".encode("cp1252"))
+    assert html_title(path) == "Résumé"
     path.write_text("<html><body><h1>No title</h1></body></html>", encoding="utf-8")
     assert html_title(path) is None
     assert "title" not in DefaultDocumentLoader().load_document(path, path.name).metadata

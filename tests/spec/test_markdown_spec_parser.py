@@ -104,3 +104,16 @@ def test_bold_labels_of_notes_and_repeated_terms_are_no_entries(spec_registry) -
         text = f"# Tool\n\n## One\n\n{body}## Two\n\nText.\n\n## Three\n\nText.\n"
         units = list(parser.parse_document(Document("tool.md", text)))
         assert [u.topic for u in units if u.topic == "One"] and not units[1].subunits, body
+
+
+def test_an_entry_named_like_a_subsection_beside_it_keeps_a_key_of_its_own(spec_registry) -> None:
+    from right_rag_dagster.core.units import build_units
+
+    entries = "".join(f"**{name}** `_.{name}()` does {name}.\n\n" for name in ("map", "each", "find"))
+    text = f"# Lib\n\n## Functions\n\n{entries}### map\n\nMore on map.\n\n## Two\n\nText.\n\n## Three\n\nText.\n"
+    document = Document("lib.md", text)
+    units = build_units(document, spec_registry.create("unit_parsers", "markdown-spec").parse_document(document),
+                        "markdown-spec")
+    check_tree(document, units)
+    functions = next(u for u in units if u.topic == "Functions")
+    assert [u.topic for u in functions.subunits] == ["map", "each", "find", "map"]

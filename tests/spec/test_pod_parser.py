@@ -56,3 +56,32 @@ def test_only_pod_is_accepted_and_the_other_text_parsers_leave_it(spec_registry,
     one_heading = Document("short.pod", "=head1 NAME\n\nshort - one heading\n")
     assert not pod.parser_can_handle_document(one_heading)
     assert not pod.parser_can_handle_document(Document("notes.txt", "Notes\n\nThe =head1 command opens a section.\n"))
+
+
+def test_formatting_codes_nest_and_escapes_never_fail_a_document(spec_registry) -> None:
+    """Topics render nested codes (``B<C<foo>>``), ``C<< ... >>`` with ``>`` inside, and ``E<...>`` escapes by name or
+    number (decimal, ``0x`` hex, ``0`` octal); an escape that names nothing stays as written."""
+    from right_rag_dagster.core.registry import load_helper
+
+    pod = load_helper(str(REPO_ROOT / "spec" / "unit_parsers" / "licence.py"), "pod.py")
+    assert pod.plain("B<C<foo>> options") == "foo options"
+    assert pod.plain("C<$obj-E<gt>new>") == "$obj->new" and pod.plain("C<< $a->b >>") == "$a->b"
+    assert pod.plain("C<< $obj->new(I<args>) >>") == "$obj->new(args)"
+    assert pod.plain("E<075> E<0x41> E<66> E<eacute> E<9999999999> E<bogus>") == "= A B é E<9999999999> E<bogus>"
+    assert pod.plain("L<perlfunc/open> L<the FAQ|perlfaq> L<https://www.gzip.org>") == \
+        "perlfunc open the FAQ https://www.gzip.org"
+
+
+def test_sibling_keys_stay_unique_where_an_item_and_a_heading_share_a_name(spec_registry) -> None:
+    """A METHODS summary list (``=item verbose``) before one ``=head2`` per method (``=head2 verbose``), and a
+    ``=head1`` named like the front matter, parse (a repeated sibling key failed the whole document)."""
+    from right_rag_dagster.core.units import build_units
+
+    text = ("=pod\n\nLead.\n\n=head1 NAME\n\nx - y\n\n=head1 Preamble\n\nText.\n\n=head1 METHODS\n\n=over\n\n"
+            "=item verbose\n\nSummary.\n\n=back\n\n=head2 verbose\n\nDetails.\n")
+    document = Document("x.pod", text)
+    units = build_units(document, spec_registry.create("unit_parsers", "pod").parse_document(document), "pod")
+    check_tree(document, units)
+    methods = next(u for u in units if u.topic == "METHODS")
+    assert [u.topic for u in methods.subunits] == ["verbose", "verbose"]
+    assert methods.subunits[0].raw_text == "=item verbose\n\nSummary."  # the =back line is no part of it

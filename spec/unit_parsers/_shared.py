@@ -348,6 +348,15 @@ def close_spans(node: Node) -> None:
         node.end = max(node.end, node.children[-1].end)
 
 
+def unique_sibling_keys(siblings: list[Node]) -> None:
+    """Make keys unique among siblings (``verbose #2``) through a nested tree, where nodes made apart (a list's items,
+    the subsections after them) became children of one parent."""
+    seen: dict[str, int] = {}
+    for node in siblings:
+        node.key = unique_key(node.key, seen)
+        unique_sibling_keys(node.children)
+
+
 def unique_key(key: str, seen: dict[str, int]) -> str:
     """``key`` the first time, then ``key #2``, ``key #3``... so sibling keys stay unique and readable."""
     seen[key] = seen.get(key, 0) + 1

@@ -62,17 +62,8 @@ class PodParser(UnitParser):
             H.leaf_roles(text, node)
             items.append((level, node))
         roots = H.nest(items)
-        _unique_keys(roots)
+        H.unique_sibling_keys(roots)  # a list's "=item verbose" and the "=head2 verbose" after it are siblings
         return [H.to_parsed(document, info, node) for node in roots]
-
-
-def _unique_keys(siblings: list) -> None:
-    """Keys unique among siblings (``verbose #2``), once the tree is nested: a list's ``=item verbose`` and the
-    ``=head2 verbose`` after it are children of one section."""
-    seen: dict[str, int] = {}
-    for node in siblings:
-        node.key = H.unique_key(node.key, seen)
-        _unique_keys(node.children)
 
 
 def _problem(document: Document) -> str | None:

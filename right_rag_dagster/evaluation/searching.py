@@ -120,7 +120,7 @@ def reranker_of(settings: RetrievalSettings, retriever: str, embedder: Embedder 
     if flow:
         from ..rag.flows import get_flow
 
-        if "rerank" not in get_flow(flow).graph().node_ids:
+        if not get_flow(flow).reranks:
             return "none"
     return settings.reranker_for(retriever, embedder)
 

@@ -85,6 +85,11 @@ class Flow(ABC):
     def graph(self) -> FlowGraph:
         return FlowGraph.from_dict(self.name, self.FLOW)
 
+    @property
+    def reranks(self) -> bool:
+        """Whether the flow has a rerank step (a flow without one reranks nothing, and its answers say ``none``)."""
+        return "rerank" in self.graph().node_ids
+
     @abstractmethod
     def run(self, question: str, context: FlowContext, trace: Trace) -> tuple[list[Hit], Generated]:
         """The hits handed to the generator and what it answered."""

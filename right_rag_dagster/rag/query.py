@@ -62,7 +62,7 @@ def query(project_or_store: Any, question: str, *, k: int | None = None, retriev
     # a flow without a rerank step reranks nothing (the answer says so); the default reranker reads meaning with the
     # model the retriever loads, so a query ranked without it loads none
     chosen = settings.reranker_for(context.retriever, context.embedder, reranker)
-    context = replace(context, reranker=chosen if "rerank" in runner.graph().node_ids else "none")
+    context = replace(context, reranker=chosen if runner.reranks else "none")
     recorder = Trace(runner.graph())
     hits, generated = runner.run(question, context, recorder)
     return Answer(

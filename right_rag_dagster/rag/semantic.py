@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..retrieval.embedders import MINILM_IDENTITY, Embedder, make_embedder
+from ..retrieval.embedders import Embedder, is_minilm, make_embedder
 from ..retrieval.hits import Hit
 from ..store import Store
 from .evidence import document_passages
@@ -40,7 +40,7 @@ def semantic_embedder(configured: Embedder | None) -> Embedder:
     """The model ``WEIGHTS`` were fit with, MiniLM: the project's embedder when it is that model (its loaded model is
     shared), else the offline package's. Another model's cosines are on another scale, and a remote one would be
     sent every sentence of ten passages for each question."""
-    if configured is not None and configured.identity == MINILM_IDENTITY:
+    if is_minilm(configured):
         return configured
     return make_embedder("minilm")
 

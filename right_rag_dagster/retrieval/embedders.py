@@ -193,6 +193,11 @@ def names_minilm(spec: object) -> bool:
     return isinstance(spec, str) and spec.partition(":")[0] in ("minilm", "local", "all-MiniLM-L6-v2", MINILM_IDENTITY)
 
 
+def is_minilm(embedder: object) -> bool:
+    """Whether an embedder is the offline MiniLM model (the one the ``semantic`` reranker's weights were fit with)."""
+    return getattr(embedder, "identity", None) == MINILM_IDENTITY
+
+
 def embedder_for_identity(identity: str) -> Embedder | None:
     """Rebuild a local embedder (no server, no settings needed) from a stored identity; None for the others."""
     if identity == MINILM_IDENTITY:

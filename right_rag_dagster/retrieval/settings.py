@@ -145,10 +145,11 @@ class RetrievalSettings:
         """The reranker a query ranked by ``retriever`` with ``embedder`` uses: ``requested``, else the settings';
         ``none`` when the default would read meaning with a model the query does not rank with (``DEFAULT_RERANKERS``).
         ``right-rag query`` and ``right-rag evaluate`` both call it, so the scores describe the answers."""
+        from .embedders import is_minilm  # lazily, as embedder_for_project does
+
         if requested:
             return requested
-        if self.reranker_defaulted and (retriever not in MODEL_RETRIEVERS
-                                        or getattr(embedder, "identity", None) != _minilm_identity()):
+        if self.reranker_defaulted and (retriever not in MODEL_RETRIEVERS or not is_minilm(embedder)):
             return "none"
         return self.reranker
 
@@ -161,13 +162,6 @@ class RetrievalSettings:
         if not self.within_document:
             options["within_document"] = False
         return options
-
-
-def _minilm_identity() -> str:
-    """The offline MiniLM model's identity (the model the ``semantic`` reranker's weights were fit with)."""
-    from .embedders import MINILM_IDENTITY  # lazily, as embedder_for_project does
-
-    return MINILM_IDENTITY
 
 
 def default_chunker(store: Store) -> str:

@@ -1,7 +1,8 @@
 """Manual pages rendered by man/groff: as text (``man 5 deb-src-control | col -b``) or typeset to PDF.
 
 A man page opens with its header line, ``GITIGNORE(5)   Git Manual   GITIGNORE(5)``, and its sections are
-capitalised headings at the left margin (NAME, SYNOPSIS, DESCRIPTION, OPTIONS, SEE ALSO), their bodies indented.
+capitalised headings at the left margin (NAME, SYNOPSIS, DESCRIPTION, OPTIONS, SEE ALSO; some pages add title-case
+ones: "How It Works"), their bodies indented.
 Accepts a document whose first line is such a header with a NAME heading and at least three section headings.
 Tree: section > subsection (a text rendering's headings indented by a few spaces) > entry: a tagged paragraph
 (an option such as ``-k --keep``, a field, a bullet) whose body is indented under its term, or in a PDF (no
@@ -28,6 +29,9 @@ MAX_SUBSECTION_LEAD = 4
 _SECTION = re.compile(r"^[A-Z][A-Z0-9 ,&'/()-]{1,60}$")
 _TYPESET_SECTION = re.compile(r"^[A-Z][A-Z ,&'/()-]{1,60}$")
 """A typeset page has no margin to tell a heading: a capitalised line with a digit there is a table row."""
+_TITLED_SECTION = re.compile(r"^[A-Z][\w,&'/()-]*(?: [\w,&'/()-]+){0,8}$")
+"""A text rendering's margin tells a heading in title case too (pyenv(1)'s "How It Works"): words single-spaced,
+which a footer's tab-separated fields are not."""
 _OPTION = re.compile(r"^[-+]{1,2}[\w#?]")
 _PLACEHOLDER = re.compile(r"^[A-Za-z][\w.=\[\]<>|-]*,?$")
 MAX_TERM_CHARS = 60
@@ -96,7 +100,10 @@ def _section_headings(document: Document, furniture: set[tuple[int, int]]) -> li
     for start, end in H.line_spans(text):
         line = text[start:end]
         stripped = line.strip()
-        if not stripped or (not paged and line[0].isspace()) or not (_TYPESET_SECTION if paged else _SECTION).match(stripped):
+        if not stripped or (not paged and line[0].isspace()):
+            continue
+        if not (_TYPESET_SECTION.match(stripped) if paged else
+                _SECTION.match(stripped) or len(stripped) <= 60 and _TITLED_SECTION.match(stripped)):
             continue
         if H.MAN_HEADER.match(" ".join(stripped.split())):
             continue

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from right_rag_dagster.core.interfaces import UnitParser
+from right_rag_dagster.core.markdown import fenced_spans, inside
 from right_rag_dagster.core.model import Document, ParsedUnit
 from right_rag_dagster.core.registry import load_helper
 from right_rag_dagster.errors import DocumentRejected
@@ -90,9 +91,10 @@ class MarkdownSpecParser(UnitParser):
 
 
 def _section_headings(text: str) -> tuple[list[re.Match[str]], list[tuple[re.Match[str], re.Match[str]]]]:
-    """All ATX headings, and the section headings: the numbered ones when there are three, else every heading after
-    the title numbered by its level."""
-    headings = list(_HEADING.finditer(text))
+    """All ATX headings outside code fences, and the section headings: the numbered ones when there are three, else
+    every heading after the title numbered by its level."""
+    fences = fenced_spans(text)
+    headings = [m for m in _HEADING.finditer(text) if not inside(fences, m.start())]
     numbered = [(m, _NUMBERED.match(_plain(m.group("text")))) for m in headings]
     numbered = [(m, n) for m, n in numbered if n]
     if len(numbered) < MIN_SECTIONS and headings:

@@ -39,11 +39,11 @@ _TITLE_LOOKAHEAD = 40
 """Lines of the front matter searched for a title when the opening line is a sentence."""
 _CONTENTS = re.compile(r"^(?:Table of Contents|TABLE OF CONTENTS|Contents|CONTENTS)$")
 _TOC_ENTRY = re.compile(rf"^(?:[*\-+]{_SPACE})?(?:(?:Chapter|Appendix){_SPACE})?\d+(?:\.\d+)*\.?{_SPACE}\S")
-_STATUS = re.compile(r"^(?:(?:working|public|proposed|preliminary|final|internal)\s+)?"
+_STATUS = re.compile(r"^[<\[(]?(?:(?:working|public|proposed|preliminary|final|internal)\s+)?"
                      r"(?:draft|preliminary|confidential|obsolete)"
-                     r"(?:\s+(?:for\s+(?:public\s+)?(?:review|comments?)|version|only|\d[\w.]*))*$", re.I)
-"""A status banner over a specification's title ("DRAFT FOR REVIEW"): it says what state the text is in, not what
-it is."""
+                     r"(?:\s+(?:for\s+(?:public\s+)?(?:review|comments?)|version|only|\d[\w.]*))*!*[>\])]?$", re.I)
+"""A status banner over a specification's title ("DRAFT FOR REVIEW", OpenSSL's "<DRAFT!>"): it says what state the
+text is in, not what it is."""
 
 
 OVERLINE_SLACK = 8

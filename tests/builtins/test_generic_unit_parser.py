@@ -8,6 +8,7 @@ import pytest
 
 from right_rag_dagster.builtins.unit_parsers.generic import GenericUnitParser
 from right_rag_dagster.core.coverage import compute_coverage
+from right_rag_dagster.core.markdown import fenced_spans, inside
 from right_rag_dagster.core.model import Document
 from right_rag_dagster.core.restructuredtext import only_comments
 from right_rag_dagster.core.units import build_units, walk_units
@@ -286,3 +287,21 @@ def test_contents_entries_head_sections(text: str, headings: list[str]) -> None:
     from right_rag_dagster.builtins.unit_parsers.generic import find_headings
 
     assert [h.title for h in find_headings(text)] == headings
+
+
+def test_lines_in_a_code_fence_are_no_headings() -> None:
+    """A ``# comment`` in a shell example is no ATX heading; the fence closes at the next fence of its kind, and an
+    opening fence carries at most a language or a MyST directive (``fenced_spans``)."""
+    text = ("# Install\n\nRun this:\n\n```sh\n# fetch the sources\ngit clone x\n```\n\n## Build\n\nText.\n\n"
+            "~~~~{note}\n# not a heading\n~~~\n# still in the note\n~~~~\n\n## Test\n\nText.\n")
+    document = Document("install.md", text)
+    parser = GenericUnitParser()
+    units = build_units(document, parser.parse_document(document), parser.parser_name)
+    check_tree(document, units)
+    topics = [u.topic for u in walk_units(units)]
+    assert "fetch the sources" not in topics and "not a heading" not in topics and "still in the note" not in topics
+    assert {"Build", "Test"} <= set(topics)
+    spans = fenced_spans(text)
+    assert [text[s:e].split("\n")[0] for s, e in spans] == ["```sh", "~~~~{note}"]
+    assert inside(spans, text.index("git clone")) and not inside(spans, text.index("## Build"))
+    assert fenced_spans("**```\n-rgb\n```**\n") == [] and fenced_spans("```\nopen to the end\n") == [(0, 20)]

@@ -64,3 +64,15 @@ def test_list_items_carry_the_sentence_that_introduces_them(parse) -> None:
     counts = next(u for u in items if u.topic.startswith("tzh_timecnt four-byte signed"))
     assert counts.attributes["lead_in"].endswith("whose lengths depend on the contents of the header:")
     assert "lead_in" not in next(u for u in items if u.topic.startswith("Six four-byte integer values")).attributes
+
+
+def test_title_case_headings_at_the_margin_are_sections(parse) -> None:
+    """pyenv(1) has "How It Works", "Advanced Configuration" and "Command Reference" at the left margin, as groff
+    sets every ``.SH``; read as capitals only, they were subsections of COMPARISON, and ``pyenv local`` sat under
+    it. A footer's tab-separated fields ("PYENV    24 Apr 2023    PYENV(1)") are no heading."""
+    _, units = parse("man-page", REPO_ROOT / "tests" / "fixtures" / "heldout30" / "documents" / "pyenv.1.txt")
+    topics = [u.topic for u in units]
+    assert topics[-6:] == ["How It Works", "Advanced Configuration", "Uninstalling Python Versions",
+                           "Command Reference", "Environment variables", "License"]
+    local = _by_topic(units)["pyenv local"]
+    assert local.attributes["hierarchy"] == ["Command Reference", "pyenv local"]

@@ -6,6 +6,7 @@ import pytest
 
 from right_rag_dagster.core.coverage import compute_coverage
 from right_rag_dagster.core.model import Document
+from right_rag_dagster.core.units import walk_units
 from right_rag_dagster.errors import DocumentRejected
 
 from .conftest import REPO_ROOT
@@ -117,3 +118,22 @@ def test_an_entry_named_like_a_subsection_beside_it_keeps_a_key_of_its_own(spec_
     check_tree(document, units)
     functions = next(u for u in units if u.topic == "Functions")
     assert [u.topic for u in functions.subunits] == ["map", "each", "find", "map"]
+
+
+def test_a_hash_line_in_a_code_fence_is_no_heading(parse) -> None:
+    """pip's requirements file format shows an example file whose ``# comment`` lines were taken as level-one
+    headings: the example became six sections and every section after it sat under the last comment. Docling's
+    rendering of bold inline code ("```**" at a line's start) opens no fence (libjpeg-turbo's README)."""
+    _, units = parse("markdown-spec", HELDOUT30 / "pip-requirements-file-format.md")
+    topics = [u.topic for u in units]
+    assert topics[:3] == ["Front matter", "Example", "Structure"] and "Using environment variables" in topics
+    assert not [t for t in topics if t.startswith(("This is a comment", "It is possible"))]
+    example = next(u for u in units if u.topic == "Example")
+    assert "-r other-requirements.txt" in example.raw_text and not example.subunits
+    _, units = parse("markdown-spec", REPO_ROOT / "tests" / "fixtures" / "heldout18" / "documents"
+                     / "libjpeg-turbo-README.md")
+    pitfalls = next(u for u in walk_units(units) if u.topic == "Performance Pitfalls")
+    assert pitfalls.attributes["hierarchy"] == ["Performance Pitfalls"]
+
+
+HELDOUT30 = REPO_ROOT / "tests" / "fixtures" / "heldout30" / "documents"

@@ -145,3 +145,10 @@ def test_an_html_page_titled_by_a_node_name_or_a_permalink_takes_its_title_tag(p
     _, units = parse("markdown-spec", FIXTURES_ROOT / "heldout27" / "documents" / "idle-help.html")
     assert units[0].attributes["document_title"] == "IDLE — Python 3.13.0a2 documentation"
     assert not any(unit.topic.endswith("¶") for unit in units)
+
+
+def test_a_banner_in_angle_brackets_is_no_title(parse) -> None:
+    """OpenSSL's certificates HOWTO opens with "<DRAFT!>" over its centred name."""
+    _, units = parse("text-manual", REPO_ROOT / "tests" / "fixtures" / "heldout30" / "documents"
+                     / "openssl-HOWTO-certificates.txt")
+    assert units[0].attributes["document_title"] == "HOWTO certificates"

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from right_rag_dagster.core.faq import ANSWER, QUESTION, QUESTION_LINE
 from right_rag_dagster.core.interfaces import UnitParser
+from right_rag_dagster.core.markdown import fenced_spans, inside
 from right_rag_dagster.core.model import Document, ParsedUnit
 from right_rag_dagster.core.restructuredtext import only_comments
 
@@ -147,7 +148,9 @@ def find_headings(text: str) -> list[Heading]:
         elif line == stripped and (_LABEL.match(stripped) or _CAPS.match(stripped) and " " in stripped):
             found.append(Heading(start, end, stripped.rstrip(":"), "label" if stripped.endswith(":") else "caps"))
     found += _entries(text, lines, rules, {h.start for h in found})
-    return sorted(found + _listed(text, lines, {h.start for h in found}), key=lambda h: h.start)
+    fences = fenced_spans(text)  # a "# comment" in a code block is no heading
+    found = sorted(found + _listed(text, lines, {h.start for h in found}), key=lambda h: h.start)
+    return [heading for heading in found if not inside(fences, heading.start)]
 
 
 @dataclass(frozen=True)

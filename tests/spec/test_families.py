@@ -22,6 +22,7 @@ OWNERS = {
     "fhs-3.0.html": "markdown-spec", "menu-policy.html": "markdown-spec", "perl-policy.html": "markdown-spec",
     "autopkgtest.html": "markdown-spec", "bzip2-manual.pdf": "manual",
     "adduser.8.txt": "man-page", "git-rm.1.txt": "man-page", "ls.1.pdf": "man-page",
+    "zutty-USAGE.org": "org",
 }
 HELD_OUT_OWNERS = {
     "debconf_specification.txt": "text-manual", "debconf_specification.html": "markdown-spec",

@@ -19,6 +19,14 @@ def test_bom_is_dropped_and_line_ends_normalized(tmp_path):
     assert read_text(path, "windows.txt") == "มาตรา 1\nline two\nline three\n"
 
 
+def test_terminal_bold_and_underline_sequences_are_dropped(tmp_path):
+    """groff's -Tutf8 output (man-db's manual as shipped) marks headings with ESC[1m ... ESC[0m: they hid every
+    numbered heading from the text-manual parser and titled the document with the escape codes."""
+    path = tmp_path / "manual.txt"
+    path.write_bytes(b"\x1b[1m1.  Introduction\x1b[0m\n\nSee \x1b[4mman\x1b[24m(1); \x1b[22mdone\x1b[0m.\n")
+    assert read_text(path, "manual.txt") == "1.  Introduction\n\nSee man(1); done.\n"
+
+
 @pytest.mark.parametrize("content", [b"", b"   \n\t\n"])
 def test_empty_and_blank_files_are_rejected(tmp_path, content):
     path = tmp_path / "empty.txt"

@@ -3,6 +3,8 @@ its publisher line (heldout2's Python policy and shared MIME-info specification 
 
 from __future__ import annotations
 
+from right_rag_dagster.core.units import walk_units
+
 from .conftest import REPO_ROOT
 
 HELDOUT2 = REPO_ROOT / "tests" / "fixtures" / "heldout2" / "documents"
@@ -152,3 +154,11 @@ def test_a_banner_in_angle_brackets_is_no_title(parse) -> None:
     _, units = parse("text-manual", REPO_ROOT / "tests" / "fixtures" / "heldout30" / "documents"
                      / "openssl-HOWTO-certificates.txt")
     assert units[0].attributes["document_title"] == "HOWTO certificates"
+
+
+def test_a_manual_typeset_with_terminal_bold_is_read_by_its_numbered_headings(parse) -> None:
+    """man-db's manual ships as groff's -Tutf8 output: with its ESC[1m sequences it went to the generic fallback,
+    titled "\\x1b[1mman-db - ...\\x1b[0m"; read without them (the text loader), it is a numbered text manual."""
+    _, units = parse("text-manual", REPO_ROOT / "tests" / "fixtures" / "heldout3" / "documents" / "man-db-manual.txt")
+    assert units[0].attributes["document_title"] == "man-db - the database cached manual pager suite"
+    assert "2.2.1. Specifying a section" in {u.topic for u in walk_units(units)}

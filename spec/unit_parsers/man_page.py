@@ -115,11 +115,17 @@ def _section_headings(document: Document, furniture: set[tuple[int, int]]) -> li
 
 
 def _name_line(text: str, headings: list[tuple[int, int, str]]) -> str | None:
-    """The NAME section's one line ("gitignore - Specifies intentionally untracked files to ignore")."""
+    """The NAME section's first paragraph ("gitignore - Specifies intentionally untracked files to ignore"), with
+    man's hyphenation at a line's end undone ("meth‐ ods"); ctags-faq(7) goes on with prose and a contents list."""
     if len(headings) < 2:
         return None
-    body = " ".join(text[headings[0][1]:headings[1][0]].split())
-    return body[:160] or None
+    body = re.split(r"\n[ \t]*\n", text[headings[0][1]:headings[1][0]].strip(), maxsplit=1)[0]
+    return _unhyphenated(" ".join(body.split()))[:160] or None
+
+
+def _unhyphenated(flat: str) -> str:
+    """``flat`` (whitespace collapsed) without man's hyphenation at line ends: "de‐ pend" is "depend"."""
+    return re.sub(r"(?<=\w)[\u2010\u00ad] (?=[a-z])", "", flat)
 
 
 def _indent(line: str) -> int:
@@ -204,7 +210,7 @@ def _entries(text: str, lines: list[tuple[int, int]]) -> list:
 def _lead_in(text: str) -> str | None:
     """The sentence that introduces the list after ``text`` ("The format begins with a 44-byte header containing
     the following fields:"), if its last sentence ends in a colon."""
-    flat = re.sub(r"(?<=\w)[\u2010\u00ad] (?=[a-z])", "", " ".join(text.split()))  # "de‐ pend": man's hyphenation
+    flat = _unhyphenated(" ".join(text.split()))
     if not flat.endswith(":"):
         return None
     sentence = re.split(r"(?<=[.;!?])\s+(?=[A-Z])", flat)[-1]

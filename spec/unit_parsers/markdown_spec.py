@@ -83,6 +83,10 @@ class MarkdownSpecParser(UnitParser):
             # a page without a "#" heading, or with a one-word one (a Texinfo page's "Top", "Time"): its <title>
             # names it ("bc Command Manual"), not its first "##" section or its node's name
             title = recorded
+        elif recorded and (page := _page_heading(headings, first, recorded)):
+            # a site's banner as the one "#" heading over the page's own "## Corepack": the <title> names both
+            # ("Corepack | Node.js v20.20.2 Documentation"), or only the page ("Library internals")
+            title = recorded if _words(title) <= _words(recorded) else f"{page} — {title}"
         version = _VERSION.search(text, 0, numbered[0][0].start()) if first >= 0 else None
         info = H.DocumentInfo(title=title, label=f"{title}, {version.group(0)}" if version else title,
                               parser=self.parser_name)
@@ -133,6 +137,23 @@ def _a_release(headings: list[re.Match[str]], index: int) -> bool:
     releases = [_RELEASE_HEADING.match(text.strip()) for text in same]
     return (len(releases) == 2 and all(releases) and releases[0].group("name") == releases[1].group("name")
             and releases[0].group("version") != releases[1].group("version"))
+
+
+_TITLE_PARTS = re.compile(r"\s+(?:[|·–—:-]|::)\s+")
+
+
+def _page_heading(headings: list[re.Match[str]], first: int, recorded: str) -> str | None:
+    """The heading after the title heading when it is what the recorded ``<title>`` names first (the page's own
+    name under a site's banner), else None."""
+    if first < 0 or first + 1 >= len(headings):
+        return None
+    page = _heading_title(headings[first + 1].group("text"))
+    named = _TITLE_PARTS.split(recorded.strip())[0]
+    return page if page and page.casefold() == named.casefold() else None
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.casefold()))
 
 
 def _lead_title(text: str, document_id: str) -> str:

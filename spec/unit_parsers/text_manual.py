@@ -97,7 +97,7 @@ class TextManualParser(UnitParser):
                  or only_fields(text[:first.start]))
         title_heading = first if first.numbering is None and opens else None
         body = [h for h in headings if h is not title_heading]
-        title = title_heading.title if title_heading else _title_line(text, body[0].start, document.id)
+        title = _rst_plain(title_heading.title) if title_heading else _title_line(text, body[0].start, document.id)
         version = _VERSION.search(text, 0, body[0].start)
         info = H.DocumentInfo(title=title, label=f"{title}, {version.group(0)}" if version else title,
                               parser=self.parser_name)
@@ -183,7 +183,7 @@ def _title_line(text: str, end: int, document_id: str) -> str:
     every = text[:end].splitlines()
     raw = [(line.strip(), every[n + 1].strip() if n + 1 < len(every) else "")
            for n, line in enumerate(every) if line.strip()]
-    lines = [" ".join(line.split()).strip("*-•» ") for line, _ in raw]
+    lines = [_rst_plain(" ".join(line.split())).strip("*-•» ") for line, _ in raw]
     # a list item whose sentence runs on ("* Neither the name of the NumPy Developers nor the names of any")
     items = {i for i, (line, after) in enumerate(raw) if _LIST_ITEM.match(line) and after[:1].islower()}
     kept = [i for i, line in enumerate(lines) if not _STATUS.match(line)] or list(range(len(lines)))
@@ -203,6 +203,13 @@ def _title_line(text: str, end: int, document_id: str) -> str:
     if _COPYRIGHT.match(lines[kept[0]]):
         return H.file_title(document_id)
     return lines[kept[0]][:120]
+
+
+def _rst_plain(line: str) -> str:
+    """A line as reStructuredText renders it: a ``:title:`` field by its value, roles and literals by their text
+    (":mod:`email` Package Architecture" is "email Package Architecture")."""
+    line = re.sub(r"^:title:\s+", "", line, flags=re.I)
+    return re.sub(r":[\w.-]+:`([^`]+)`|``([^`]+)``", lambda m: m.group(1) or m.group(2), line)
 
 
 _LIST_ITEM = re.compile(r"^(?:[*\-•+]|\d+[.)]|[a-z][.)])\s")

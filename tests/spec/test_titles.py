@@ -92,7 +92,7 @@ def test_an_overlined_heading_ranks_apart_from_one_underlined_with_the_same_mark
     """pkg_resources' guide puts ``-`` over and under "API Reference" and under its sections only: the sections
     nest under it, their subsections under them."""
     _, units = parse("text-manual", REPO_ROOT / "tests" / "fixtures" / "heldout12" / "documents" / "pkg_resources.rst")
-    assert [u.topic for u in units] == ["Package Discovery and Resource Access using ``pkg_resources``", "Overview",
+    assert [u.topic for u in units] == ["Package Discovery and Resource Access using pkg_resources", "Overview",
                                         "API Reference"]
     working_set = next(u for u in units[2].subunits if u.topic == "``WorkingSet`` Objects")
     assert [u.topic for u in working_set.subunits][:2] == ["Basic ``WorkingSet`` Methods",
@@ -162,3 +162,43 @@ def test_a_manual_typeset_with_terminal_bold_is_read_by_its_numbered_headings(pa
     _, units = parse("text-manual", REPO_ROOT / "tests" / "fixtures" / "heldout3" / "documents" / "man-db-manual.txt")
     assert units[0].attributes["document_title"] == "man-db - the database cached manual pager suite"
     assert "2.2.1. Specifying a section" in {u.topic for u in walk_units(units)}
+
+
+FIXTURES_ROOT = REPO_ROOT / "tests" / "fixtures"
+
+
+def test_a_site_banner_over_the_page_heading_is_titled_by_the_page(parse) -> None:
+    """Node.js's pages open with the site's one ``#`` heading ("Node.js v20.20.2 documentation") over the page's
+    "## Corepack": three pages had one title. The recorded ``<title>`` names the page first."""
+    _, units = parse("markdown-spec", FIXTURES_ROOT / "heldout19" / "documents" / "nodejs-corepack.html")
+    assert units[0].attributes["document_title"] == "Corepack | Node.js v20.20.2 Documentation"
+    _, units = parse("markdown-spec", FIXTURES_ROOT / "heldout25" / "documents" / "libxslt-internals.html")
+    assert units[0].attributes["document_title"] == "Library internals — The XSLT C library for GNOME"
+
+
+def test_restructuredtext_titles_read_as_rendered(parse) -> None:
+    for name, title in (("awscli-s3-config.rst", "AWS CLI S3 Configuration"),
+                        ("python-email-architecture.rst", "email Package Architecture")):
+        _, units = parse("text-manual", FIXTURES_ROOT / "heldout25" / "documents" / name)
+        assert units[0].attributes["document_title"] == title
+
+
+def test_a_man_page_is_titled_by_the_first_paragraph_of_its_name_section(parse) -> None:
+    """crypt(5)'s NAME line is hyphenated across a line end by man ("meth‐ ods"); ctags-faq(7) goes on under NAME
+    with a paragraph and its contents."""
+    _, units = parse("man-page", FIXTURES_ROOT / "heldout9" / "documents" / "crypt.5.txt")
+    assert units[0].attributes["document_title"].endswith("available hashing methods")
+    _, units = parse("man-page", FIXTURES_ROOT / "heldout28" / "documents" / "ctags-universal-faq.7.txt")
+    assert units[0].attributes["document_title"] == "ctags-faq - Universal Ctags FAQ"
+
+
+def test_the_fallback_titles_by_the_file_name_over_a_field_a_dated_entry_or_a_wrapped_sentence() -> None:
+    from right_rag_dagster.builtins.unit_parsers.generic import GenericUnitParser
+    from right_rag_dagster.core.model import Document
+
+    for folder, name in (("heldout25", "pam-minipolicy.txt"), ("heldout26", "libarchive-NEWS.txt"),
+                         ("heldout25", "python3.11-README.valgrind.txt")):
+        path = FIXTURES_ROOT / folder / "documents" / name
+        document = Document(name, path.read_text(encoding="utf-8"))
+        units = list(GenericUnitParser().parse_document(document))
+        assert units[0].attributes["document_title"] == name, units[0].attributes["document_title"]

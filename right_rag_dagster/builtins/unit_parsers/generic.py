@@ -392,8 +392,10 @@ def _document_title(document: Document, text: str, headings: list[Heading]) -> s
     titles = [_title_text(line) for line in raw]
     index, first_line = next(((i, line) for i, line in enumerate(titles) if line), (0, ""))
     following = raw[index + 1] if index + 1 < len(raw) else ""
-    # an owner, a lead-in to a list, or the first sentence of the text's prose
-    if _COPYRIGHT_LINE.match(first_line) or first_line.endswith(":") or _a_sentence(first_line, following):
+    # an owner, a lead-in to a list, the first sentence of the text's prose, a field ("Author: Ben Collins
+    # <...>") or a dated entry of a news file ("Apr 08, 2022: libarchive 3.6.1 released")
+    if (_COPYRIGHT_LINE.match(first_line) or first_line.endswith(":") or _a_sentence(first_line, following)
+            or _FIELD.match(first_line) or _DATED_ENTRY.match(first_line)):
         return _named_line(document, raw, titles, skip=first_line) or Path(document.id).name
     if 0 < len(first_line) <= MAX_HEADING and not (first_line.endswith("?") and _a_faq(text)):
         return first_line
@@ -404,11 +406,21 @@ def _a_sentence(line: str, following: str) -> bool:
     """``line`` opens the text's prose instead of naming it: a statement of four words or more ("`tqdm` is a
     product of collaborative work."), or a line whose sentence runs on into the next ("lxml is copyright Infrae
     and distributed under the BSD license (see" over "doc/licenses/BSD.txt), ...", "... ncurses which are" over
-    "considered bugs elsewhere ...")."""
-    if len(line.split()) < 4:
+    "considered bugs elsewhere ...", a line of ``WRAPPED_WORDS`` or more over the next line of its paragraph:
+    "This document describes some caveats about the use of Valgrind with" over "Python.  Valgrind is ...")."""
+    words = len(line.split())
+    if words < 4:
         return False
     runs_on = line.count("(") > line.count(")") or bool(re.match(r"[a-z]+\s", following.strip()))
-    return line.endswith(".") or runs_on
+    wrapped = words >= WRAPPED_WORDS and bool(following.strip()) and not _RULE.match(following.strip())
+    return line.endswith(".") or runs_on or wrapped
+
+
+WRAPPED_WORDS = 8
+_DATED_ENTRY = re.compile(r"^(?:[A-Z][a-z]{2,8}\.?,?\s+)?(?:\d{1,2},?\s+)?\d{4}\s*:|^\d{4}-\d{2}-\d{2}\s*:")
+"""A news file's dated entry: "Apr 08, 2022: ...", "Nov, 2016: ...", "2022-04-08: ..."."""
+_COLUMNS = re.compile(r"\S(?: {3,}|\t)\S")
+"""Words set apart in columns: a configuration line or a table row ("session    required   pam_limits.so")."""
 
 
 _NO_NAME = re.compile(r"://|^[-*+\[]|:$")
@@ -420,12 +432,13 @@ def _named_line(document: Document, raw: list[str], titles: list[str], skip: str
     it, a blank line after) that names what the file's own name says ("dateutil - Extensions to the standard Python
     datetime module" in ``python-dateutil-LICENSE.txt``), but ``skip``, for a text that opens with a copyright
     notice, which says who owns the text and not what it is, with a line that leads in to a list ("Sections in this
-    file describe:"), or with a sentence."""
+    file describe:"), or with a sentence; never a field, a dated entry or a line of columns."""
     stem = _words(Path(document.id).stem) - _GENERIC_FILE_WORDS
     for i, line in enumerate(titles):
         alone = (i + 1 == len(raw) or not raw[i + 1].strip()) and (i == 0 or not titles[i - 1])
         if (line and line != skip and alone and len(line) <= MAX_HEADING and stem & _words(line)
-                and not _COPYRIGHT_LINE.match(line) and not _NO_NAME.search(line)):
+                and not _COPYRIGHT_LINE.match(line) and not _NO_NAME.search(line) and not _FIELD.match(line)
+                and not _DATED_ENTRY.match(line) and not _COLUMNS.search(raw[i].strip())):
             return line.rstrip(".")
     return ""
 

@@ -198,9 +198,10 @@ def _title_line(text: str, end: int, document_id: str) -> str:
         named = " ".join(lines[i].replace("_", " ").split())
         words = set(re.findall(r"[a-z]{3,}", named.lower()))
         lead_in = named.endswith(":") or bool(_FIELD.match(named))
-        if i not in items and not lead_in and _title_like(named) and stem_words & words:
+        continues = raw[i][1][:1] == "(" or raw[i][1][:1].islower()
+        if i not in items and not lead_in and _title_like(named) and stem_words & words and not continues:
             return named[:120]
-    if _COPYRIGHT.match(lines[kept[0]]):
+    if _COPYRIGHT.match(lines[kept[0]]) or _wrapped(lines[kept[0]]):
         return H.file_title(document_id)
     return lines[kept[0]][:120]
 
@@ -220,9 +221,24 @@ _COPYRIGHT = re.compile(r"^(?:copyright\b|\(c\)|©)", re.I)
 
 
 def _title_like(line: str) -> bool:
-    """Short, with letters, not a sentence, an address or a contents entry."""
+    """Short, with letters, not a sentence, an address, a contents entry or a piece of a wrapped sentence."""
     return (0 < len(line.split()) <= _MAX_TITLE_WORDS and bool(re.search(r"[^\W\d_]{2}", line))
-            and not line.endswith(".") and "://" not in line and "@" not in line and not _TOC_ENTRY.match(line))
+            and not line.endswith(".") and "://" not in line and "@" not in line and not _TOC_ENTRY.match(line)
+            and not _wrapped(line))
+
+
+def _wrapped(line: str) -> bool:
+    """A line of a sentence wrapped onto the next or from the one before: it ends in "the" or "as", starts with
+    one ("the new BSD license). The license is ..."), or leaves a parenthesis open or closes one it did not open
+    ("Celery is licensed under The BSD License (3 Clause, also known as")."""
+    words = line.split()
+    return bool(words) and (words[-1].lower() in _RUNS_ON or words[0] in _RUNS_ON
+                            or line.count("(") != line.count(")"))
+
+
+_RUNS_ON = frozenset({"a", "an", "the", "of", "to", "and", "or", "with", "in", "on", "by", "for", "as", "using",
+                      "that", "which", "is", "are", "be", "from"})
+"""Words a title neither ends with nor starts with in lower case: a line that does is part of a wrapped sentence."""
 
 
 def _front_matter(text: str, end: int, title: str, title_heading: _Heading | None) -> list:

@@ -202,3 +202,14 @@ def test_the_fallback_titles_by_the_file_name_over_a_field_a_dated_entry_or_a_wr
         document = Document(name, path.read_text(encoding="utf-8"))
         units = list(GenericUnitParser().parse_document(document))
         assert units[0].attributes["document_title"] == name, units[0].attributes["document_title"]
+
+
+def test_a_wrapped_sentence_is_no_title(parse) -> None:
+    """celery's LICENSE opens with copyright lines, then "Celery is licensed under The BSD License (3 Clause, also
+    known as" wrapped onto "the new BSD license). ..."; validate-pyproject's NOTICE with a sentence ending in "using
+    the": neither line nor the next one names the file, its name does."""
+    for path, title in ((FIXTURES_ROOT / "heldout27" / "documents" / "celery-LICENSE.txt", "celery LICENSE"),
+                        (FIXTURES_ROOT / "heldout13" / "documents" / "validate-pyproject-NOTICE.txt",
+                         "validate pyproject NOTICE")):
+        _, units = parse("text-manual", path)
+        assert units[0].attributes["document_title"] == title

@@ -122,26 +122,41 @@ _LOG_TITLE = re.compile(r"^[ \t]*(?:what['’]?s[ \t]+new|news|changes|change[ \
 """The title line of a change log ("What's New" over Zip's betas, "Release Notes"), first in the file."""
 
 
+_NAMED_RELEASE = re.compile(r"^(?P<name>[A-Z][\w+.-]*(?:[ \t][A-Z][\w+.-]*){0,2})[ \t]+v?"
+                            r"(?P<version>\d+(?:\.\d+)+[\w.~+-]*?)(?:[ \t]*(?:\([^)\n]{0,40}\)|[-–—:][^\n]{0,40}))?$",
+                            re.M)
+"""A release header that is the program's name and a version ("PulseAudio 16.1", "GNU Tar 1.35 (2023-07-18)"):
+taken only where every header names the same program."""
+
+
 def release_headers(text: str) -> list[re.Match[str]]:
     """The release headers of a NEWS file, or [] when it is none: it must name a release in its first
     ``RELEASE_LOOKAHEAD`` non-blank lines (or open with a change log's title) and have at least ``MIN_RELEASES``
-    headers. Each is an unindented line of
-    at most 90 characters followed by a blank line (or the end)."""
+    headers. Each is an unindented line of at most 90 characters standing alone between blank lines: one that
+    names a release ("Changes in version 2.7.6:"), or else the same program's name and a version on every header
+    ("PulseAudio 16.1")."""
     first = list(islice(re.finditer(r"^[^\S\n]*\S[^\n]*$", text[:4000], re.M), RELEASE_LOOKAHEAD))
-    if not any(_is_release(text, m.start()) for m in first) and not (first and _LOG_TITLE.match(first[0].group(0))):
-        return []
-    headers = [m for m in _RELEASE.finditer(text) if _is_release(text, m.start())]
-    return headers if len(headers) >= MIN_RELEASES else []
+    titled = bool(first and _LOG_TITLE.match(first[0].group(0)))
+    for pattern in (_RELEASE, _NAMED_RELEASE):
+        if not titled and not any(_is_release(text, m.start(), pattern) for m in first):
+            continue
+        headers = [m for m in pattern.finditer(text) if _is_release(text, m.start(), pattern)]
+        if pattern is _NAMED_RELEASE:
+            names = [m.group("name") for m in headers]
+            headers = [m for m in headers if m.group("name") == max(set(names), key=names.count)] if names else []
+        if len(headers) >= MIN_RELEASES:
+            return headers
+    return []
 
 
-def _is_release(text: str, start: int) -> bool:
+def _is_release(text: str, start: int, pattern: re.Pattern[str] = _RELEASE) -> bool:
     """Whether the line at ``start`` is a release header: it starts with a capital, a digit or ``*``, and blank lines
     (or the start of the text) come before and after it, so no line of a wrapped sentence is one ("fixed in\nRelease
     2.0.1.")."""
     lines = text[start:start + 400].split("\n", 2)
     line, after = lines[0], (lines[1] if len(lines) > 1 else "")
     before = text[text.rfind("\n", 0, start - 1) + 1:start - 1] if start else ""  # the line above, newline excluded
-    return (len(line.strip()) <= 90 and bool(_RELEASE.fullmatch(line)) and not after.strip()
+    return (len(line.strip()) <= 90 and bool(pattern.fullmatch(line)) and not after.strip()
             and not before.strip())
 
 

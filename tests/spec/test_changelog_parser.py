@@ -154,3 +154,23 @@ def test_a_change_log_titled_whats_new_has_its_releases_after_its_plans(parse, s
     fifo = next(u for u in walk_units(units) if u.raw_text.startswith("- Disable reading of Unix FIFOs"))
     assert "Zip 3.0g" in fifo.temporal_topic and units[0].attributes["document_title"] == "What's New"
     assert not spec_registry.create("unit_parsers", "text-manual").parser_can_handle_document(document)
+
+
+PULSEAUDIO_NEWS = REPO_ROOT / "tests" / "fixtures" / "heldout27" / "documents" / "pulseaudio-NEWS.txt"
+
+
+def test_release_headers_that_name_the_program_and_its_version(parse, spec_registry) -> None:
+    """PulseAudio's NEWS heads each release "PulseAudio 16.1" alone between blank lines: the fallback made each a
+    paragraph of the release before it. A name and a version count as a header only where every header names
+    the same program."""
+    document, units = parse("policy-changelog", PULSEAUDIO_NEWS)
+    check_tree(document, units)
+    assert compute_coverage(len(document.text), units).coverage_percent > 99
+    versions = [u for u in units if u.attributes["unit_type"] == "version"]
+    assert [u.topic for u in versions[:3]] == ["PulseAudio 16.1", "PulseAudio 16.0", "PulseAudio 15.0"]
+    assert versions[0].attributes["version"] == "16.1" and versions[-1].topic == "PulseAudio 4.0" and len(versions) == 19
+    assert "Fix parsing of percentage volumes" in versions[0].raw_text
+    parser = spec_registry.create("unit_parsers", "policy-changelog")
+    mixed = "Foo 1.2\n\nA fix.\n\nBar 1.1\n\nA fix.\n\nBaz 1.0\n\nFirst.\n"
+    assert not parser.parser_can_handle_document(Document("NEWS", mixed))
+    assert parser.parser_can_handle_document(Document("NEWS", mixed.replace("Bar", "Foo").replace("Baz", "Foo")))

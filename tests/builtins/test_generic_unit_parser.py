@@ -305,3 +305,16 @@ def test_lines_in_a_code_fence_are_no_headings() -> None:
     assert [text[s:e].split("\n")[0] for s, e in spans] == ["```sh", "~~~~{note}"]
     assert inside(spans, text.index("git clone")) and not inside(spans, text.index("## Build"))
     assert fenced_spans("**```\n-rgb\n```**\n") == [] and fenced_spans("```\nopen to the end\n") == [(0, 20)]
+
+
+def test_a_paragraph_that_leads_in_to_a_list_holds_its_items() -> None:
+    """SQLAlchemy's type migration rules: "1. the TypeEngine classes are used for:" over items "a." to "d."; each
+    item was a paragraph of its own, read (and chunked) without the sentence it completes. "2." after them is the
+    lead-in's sibling: items are one kind of marker, not the lead-in's own."""
+    units = _parse(TESTS / "fixtures" / "heldout30" / "documents" / "sqlalchemy-type-migration-guidelines.txt")
+    rules = units[0].subunits
+    lead_in = rules[0]
+    assert lead_in.fulltext.startswith("1. the TypeEngine classes are used for:")
+    assert [u.fulltext[:2] for u in lead_in.subunits] == ["a.", "b.", "c.", "d."]
+    assert lead_in.subunits[3].attributes["hierarchy"][-2] == lead_in.topic
+    assert rules[1].fulltext.startswith("2. the TypeEngine classes are *no longer*")

@@ -342,8 +342,33 @@ class _Builder:
                          heading=heading.title, numbering=heading.numbering)
 
     def blocks(self, start: int, end: int, parent: tuple[str, ...]) -> list[ParsedUnit]:
+        """The paragraphs, stanzas, definitions and FAQ entries of ``[start, end)``; a paragraph that leads in to a
+        list ("1. the TypeEngine classes are used for:") holds the items after it, so they are read together."""
+        units = self._blocks(_questions(self.text, _paragraphs(self.text, start, end)), parent)
+        nested: list[ParsedUnit] = []
+        index = 0
+        while index < len(units):
+            unit, stop = units[index], index + 1
+            if unit.attributes["unit_type"] == "paragraph" and unit.fulltext.rstrip().endswith(":"):
+                # items of one list: markers of one kind, not the lead-in's own ("1. ... for:" over "a.", "b.")
+                kind = _marker_kind(units[stop].fulltext) if stop < len(units) else None
+                while (kind and kind != _marker_kind(unit.fulltext) and stop < len(units)
+                       and _marker_kind(units[stop].fulltext) == kind):
+                    stop += 1
+            if stop - index > MIN_LIST_ITEMS:
+                path = (*parent, unit.topic)
+                items = [replace(item, attributes={**item.attributes, "hierarchy": [*path, item.topic]})
+                         for item in units[index + 1:stop]]
+                unit = self.unit(unit.key, unit.topic, (unit.source_start, unit.source_end), "paragraph", parent,
+                                 items)
+            else:
+                stop = index + 1
+            nested.append(unit)
+            index = stop
+        return nested
+
+    def _blocks(self, blocks: list[tuple[int, int, bool]], parent: tuple[str, ...]) -> list[ParsedUnit]:
         units = []
-        blocks = _questions(self.text, _paragraphs(self.text, start, end))
         for ordinal, (block_start, block_end, entry) in enumerate(blocks, start=1):
             block = self.text[block_start:block_end]
             marker = QUESTION.match(block) if entry else None
@@ -360,6 +385,18 @@ class _Builder:
                                    defined_term=term if kind == "definition" else None,
                                    role="navigation" if kind == "table_of_contents" else None))
         return units
+
+
+MIN_LIST_ITEMS = 1
+"""A lead-in holds the items after it when there are more than this many."""
+_LIST_ITEM = re.compile(r"[ \t]*(?:(?P<bullet>[-*•+])|\(?(?:(?P<digit>\d{1,2})|(?P<roman>[ivx]{1,4})|(?P<letter>[a-z]))[.)])"
+                        r"[ \t]+\S")
+
+
+def _marker_kind(text: str) -> str | None:
+    """``bullet``, ``digit``, ``roman`` or ``letter``: how the list item ``text`` is marked (None: no item)."""
+    match = _LIST_ITEM.match(text)
+    return match.lastgroup if match else None
 
 
 def _unique_keys(units: list[ParsedUnit]) -> list[ParsedUnit]:

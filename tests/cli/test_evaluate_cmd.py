@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -64,3 +68,26 @@ def test_missing_questions_file_is_one_line_error(indexed_project: Path,  # noqa
     assert code == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("right-rag: error: cannot read the question file nope.jsonl") and "\n" not in err
+
+
+def test_evaluate_in_a_subprocess_scores_and_names_the_projects_reranker(indexed_project: Path,  # noqa: F811
+                                                                         tmp_path: Path) -> None:
+    """As a user runs it: ``right-rag evaluate`` without ``--flow`` applies the reranker ``[right-rag.retrieval]``
+    names, as ``right-rag query`` does, and says so in its table and its JSON."""
+    project = tmp_path / "project"
+    shutil.copytree(indexed_project, project)
+    settings = project / "right_rag.toml"
+    settings.write_text(settings.read_text(encoding="utf-8") + 'reranker = "coverage"\n', encoding="utf-8")
+    out = tmp_path / "report.json"
+    result = subprocess.run([sys.executable, "-m", "right_rag_dagster", "--project", str(project), "evaluate",
+                             "--retriever", "bm25", "--json", str(out)],
+                            capture_output=True, text=True, timeout=300,
+                            env={**os.environ, "DAGSTER_HOME": str(project / ".dagster")})
+    assert result.returncode == 0, result.stderr[-2000:]
+    header = next(line for line in result.stdout.splitlines() if line.startswith("| chunker"))
+    row = next(line for line in result.stdout.splitlines() if line.startswith("| default"))
+    columns = [cell.strip() for cell in header.strip("|").split("|")]
+    assert "reranker" in columns
+    assert [cell.strip() for cell in row.strip("|").split("|")][columns.index("reranker")] == "coverage"
+    payload = json.loads(out.read_text(encoding="utf-8"))
+    assert payload["config"]["retriever"] == "bm25" and payload["config"]["reranker"] == "coverage"

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable
 
 from right_rag_dagster.core.interfaces import UnitParser
+from right_rag_dagster.core.markdown import inside
 from right_rag_dagster.core.model import Document, ParsedUnit
 from right_rag_dagster.core.registry import load_helper
 from right_rag_dagster.errors import DocumentRejected
@@ -50,7 +51,7 @@ class OrgParser(UnitParser):
             raise DocumentRejected(document.id, problem)
         text = document.text
         headings = _headings(text)
-        title_line = _TITLE.search("\n".join(text.splitlines()[:TITLE_LINES]))
+        title_line = _title_line(text)
         title = plain(title_line.group("title")) if title_line else H.file_title(document.id)
         info = H.DocumentInfo(title=title, label=title, parser=self.parser_name)
         items: list[tuple[int, object]] = []
@@ -76,8 +77,7 @@ def _problem(document: Document) -> str | None:
     """Why this is not an Org document (nothing says so, too few headings), else None."""
     text = document.text
     first = text.split("\n", 1)[0]
-    declared = (_MODE_LINE.search(first) or _TITLE.search("\n".join(text.splitlines()[:TITLE_LINES]))
-                or document.id.lower().endswith(".org"))
+    declared = _MODE_LINE.search(first) or _title_line(text) or document.id.lower().endswith(".org")
     if document.page_starts or not declared:
         return "not an Org document: no '-*- org -*-' mode line, '#+TITLE:' line or '.org' name"
     found = len(_headings(text))
@@ -86,10 +86,15 @@ def _problem(document: Document) -> str | None:
     return None
 
 
+def _title_line(text: str) -> re.Match[str] | None:
+    """The ``#+TITLE:`` line among the first ``TITLE_LINES`` lines."""
+    return _TITLE.search("\n".join(text.splitlines()[:TITLE_LINES]))
+
+
 def _headings(text: str) -> list[re.Match[str]]:
     """Star headings outside ``#+begin_...`` blocks."""
     blocks = [m.span() for m in _BLOCK.finditer(text)]
-    return [m for m in _HEADING.finditer(text) if not any(s <= m.start() < e for s, e in blocks)]
+    return [m for m in _HEADING.finditer(text) if not inside(blocks, m.start())]
 
 
 def _entries(text: str, start: int, end: int) -> list:

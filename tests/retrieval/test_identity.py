@@ -110,9 +110,24 @@ def test_the_longest_name_wins(licences: Store) -> None:
     names = store_names(licences)
     assert set(named_documents("Under GPL version 2, may I sell copies?", names)) == {"GPL-2.txt"}
     assert set(named_documents("What does the LGPL 2.1 say?", names)) == {"LGPL-2.1.txt"}
-    assert set(named_documents("Is the GPL compatible with the MPL 2.0?", names)) == {"GPL-2.txt", "GPL-3.0.txt",
-                                                                                      "MPL-2.0.txt"}
+    assert set(named_documents("Is the GPL compatible with the MPL 2.0?", names)) == {"MPL-2.0.txt"}
     assert named_documents("How long must a written offer stay valid?", names) == {}
+
+
+def test_a_licence_said_without_a_version_names_none_of_its_versions(licences: Store) -> None:
+    """"The GPL" fits GPL-2 and GPL-3 and says neither: a question says it of something else's terms. Nothing is
+    boosted, and the name's words count only in those versions, so the package's own stanza ranks first (before,
+    both GPL texts were boosted above it); a question about the licence itself still finds the licence."""
+    names = store_names(licences)
+    question = "Which files of the package manager's sources are under the GPL?"
+    found = identify(question, names)
+    assert found.named == {} and found.versions == {"GPL-2.txt": "gpl", "GPL-3.0.txt": "gpl"}
+    assert found.lexical == "Which files of the package manager's sources are under the  ?"
+    assert named_documents("Can I relicense an LGPL 2.1 library under the GNU GPL?", names) == {
+        "LGPL-2.1.txt": "lgpl 2.1"}
+    assert search(licences, question, chunker="default", k=1)[0].document_id == "apt.copyright"
+    hits = search(licences, "What does the GPL say about patents?", chunker="default", k=2)
+    assert {hit.document_id for hit in hits} <= {"GPL-2.txt", "GPL-3.0.txt"}
 
 
 QUESTION = "How does the LGPL 2.1 define a work that uses the Library?"

@@ -2,8 +2,9 @@
 
 The names of every document (``doc_names.py``) are matched against the question's name tokens as whole phrases;
 when one document's match lies inside another's longer one ("GPL" inside "LGPL 2.1", or inside "GPL 2" of
-another document), only the longer counts, so "GPL version 2" names GPL-2 and not GPL-3. Then a variant
-reorders the retriever's candidates:
+another document), only the longer counts, so "GPL version 2" names GPL-2 and not GPL-3. A name that fits
+several versions of one document and says no version ("the GPL" beside GPL-2 and GPL-3) names none of them
+(``Identified.versions``). Then a variant reorders the retriever's candidates:
 
 - ``none``: names are ignored;
 - ``boost``: candidates of a named document gain ``BOOST`` x the best candidate's score (a strong prior, yet a
@@ -87,29 +88,36 @@ class Identified:
     said: dict[str, str] = field(default_factory=dict)
     """Document id -> the words of every name of it the question writes ("nvidia settings libxnvctrl 0"): none of
     them says which part of the document is asked about."""
+    versions: dict[str, str] = field(default_factory=dict)
+    """Document id -> the name it shares with its other versions, when the question says that name and no version
+    ("the GPL"): not named (nothing moves up), but the name's words count only in those documents, as a name's do."""
 
 
 def identify(question: str, names: Iterable[DocumentNames]) -> Identified:
     """The documents ``question`` names (longest matches) and the question without those names."""
     words, places = _name_words(question)
+    names = tuple(names)
     found = _found_spans(words, names)
-    kept = _kept_spans(found)
+    every = _kept_spans(found)
+    kept = _without_unversioned(every, words, names)
     named = {doc: " ".join(words[a:b]) for doc, (a, b) in kept.items()}
     said = {doc: " ".join(" ".join(words[a:b]) for a, b in found[doc]) for doc in kept}
-    spans = set(kept.values())
+    spans = set(every.values())
+    versions = {doc: " ".join(words[a:b]) for doc, (a, b) in every.items() if doc not in kept}
     if len(spans) != 1 or places is None:
-        return Identified(named, question, said)
+        return Identified(named, question, said, versions)
     (a, b), = spans
     text = question[:places[a][0]] + " " + question[places[b - 1][1]:]
     if not any(token not in ENGLISH_STOPWORDS for token in tokenize(text)):
-        return Identified(named, question, said)
-    return Identified(named, text, said)
+        return Identified(named, question, said, versions)
+    return Identified(named, text, said, versions)
 
 
 def named_documents(question: str, names: Iterable[DocumentNames]) -> dict[str, str]:
     """``document id -> the name it is called by`` for the documents the question names (longest matches)."""
     words, _ = _name_words(question)
-    kept = _kept_spans(_found_spans(words, names))
+    names = tuple(names)
+    kept = _without_unversioned(_kept_spans(_found_spans(words, names)), words, names)
     return {doc: " ".join(words[a:b]) for doc, (a, b) in kept.items()}
 
 
@@ -162,6 +170,30 @@ def _kept_spans(found: dict[str, list[tuple[int, int]]]) -> dict[str, tuple[int,
     spans = {doc: max(said, key=lambda span: (span[1] - span[0], -span[0])) for doc, said in found.items()}
     return {doc: span for doc, span in spans.items()
             if not any(_inside(span, other) for other_doc, other in spans.items() if other_doc != doc)}
+
+
+def _without_unversioned(kept: dict[str, tuple[int, int]], words: tuple[str, ...],
+                         names: Sequence[DocumentNames]) -> dict[str, tuple[int, int]]:
+    """``kept`` without a name that fits several versions of one document and says none ("the GPL" when GPL-2
+    and GPL-3 are both indexed): it does not say which document, and a question says it of something else ("is
+    its test runner under the GPL?", "a GPL-compatible licence") far more often than it asks about the licence
+    text itself (19 of the tuning sets' questions to none). Each of those documents is also named with a version
+    that the others' names do not share."""
+    by_name: dict[tuple[int, int], list[str]] = {}
+    for doc, span in kept.items():
+        by_name.setdefault(span, []).append(doc)
+    versions = {doc.document_id: doc.names for doc in names if doc.document_id in kept}
+    dropped = set()
+    for (a, b), docs in by_name.items():
+        said = words[a:b]
+        if len(docs) < 2 or any(token[0].isdigit() for token in said):
+            continue
+        found = [{name[len(said)] for name in versions[doc]
+                  if len(name) == len(said) + 1 and name[:len(said)] == said and name[-1][0].isdigit()}
+                 for doc in docs]
+        if all(found) and all(not (mine & other) for i, mine in enumerate(found) for other in found[i + 1:]):
+            dropped.update(docs)
+    return {doc: span for doc, span in kept.items() if doc not in dropped}
 
 
 def _inside(span: tuple[int, int], other: tuple[int, int]) -> bool:

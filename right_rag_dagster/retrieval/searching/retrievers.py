@@ -28,7 +28,8 @@ from .within_document import order_within_documents, shared_documents
 class RetrievalRequest:
     """Everything a retriever may use. ``allowed`` is the filter mask over ``index.chunks`` (None: all rows).
     When the question names a document, ``lexical_query`` is the question without that name
-    (``identity.identify``) and ``named_rows`` the mask of the named documents' chunks: ``bm25()`` scores
+    (``identity.identify``) and ``named_rows`` the mask of the named documents' chunks (and of the versions a
+    name without a version fits, ``Identified.versions``): ``bm25()`` scores
     those by the whole question and every other chunk by ``lexical_query``, so a passage that merely quotes
     the name earns nothing for it. ``expansion``: words BM25 scores too (the expansions of the acronyms the
     question writes, ``acronyms.expansion``). ``dense()`` embeds the whole question."""

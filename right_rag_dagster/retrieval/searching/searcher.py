@@ -80,7 +80,7 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
     request = RetrievalRequest(query=query, k=max(fetch, DEPTH) if deep else fetch, index=index, allowed=allowed,
                                embedder=make_embedder(embedder), options=dict(options or {}),
                                lexical_query=names.lexical if quoted else None,
-                               named_rows=_within(index.chunks, named, None) if quoted else None,
+                               named_rows=_within(index.chunks, {**named, **names.versions}, None) if quoted else None,
                                expansion=extra)
     candidates = plugin.retrieve(request)
     name = plugin.retriever_name

@@ -4,11 +4,11 @@ DuckDB's fts tokenizer keeps only ``a-z`` runs, which loses section numbers (``4
 (``DEB_BUILD_OPTIONS``) and every Thai word. So tokens are made here and fts indexes the space-joined result:
 Thai runs are segmented with PyThaiNLP's dictionary segmenter (``newmm``), Thai digits become ASCII digits,
 Chinese and Japanese runs give character bigrams, plus, in texts that are mostly CJK, the words of dictionaries
-shipped in their packages (``cjk.py``: jieba, Janome),
-compounds keep their whole form and add their parts (``deb_build_options deb build options``), and dotted
-numbers add their parents (``4.9.1 4.9``), a version written ``v9`` adds its number (``v9 9``: "version 9" asks for
-it), British spellings become American ones (``spelling.py``: "licence"
-is ``license``). fts then only stems (Porter) and drops English stopwords.
+shipped in their packages (``cjk.py``: jieba, Janome), compounds keep their whole form and add their parts
+(``deb_build_options deb build options``), dotted numbers add their parents (``4.9.1 4.9``), a one-letter option
+keeps its dash (``-D`` is ``-d``), a version written ``v9`` adds its number (``v9 9``: "version 9" asks for it),
+British spellings become American ones (``spelling.py``: "licence" is ``license``). fts then only stems (Porter)
+and drops English stopwords.
 """
 
 from __future__ import annotations
@@ -20,12 +20,15 @@ from functools import lru_cache
 from .cjk import CJK_RANGES, cjk_words, has_kana, mostly_cjk
 from .spelling import american
 
-TOKENIZER_VERSION = "rr-tok-5"
+TOKENIZER_VERSION = "rr-tok-6"
 """Part of every BM25 index's identity: change it when tokens change, so indexes are rebuilt."""
 
 _THAI_DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙", "0123456789")
 _W = rf"[^\W\u0e00-\u0e7f{CJK_RANGES}]"  # a word character that is neither Thai nor Chinese/Japanese
-_TOKEN = re.compile(rf"(?P<thai>[\u0e00-\u0e7f]+)|(?P<cjk>[{CJK_RANGES}]+)|(?P<word>{_W}+(?:[._\-/:+@]{_W}+)*)")
+_TOKEN = re.compile(rf"(?P<option>(?<![\w\-])-[a-z](?![\w\-]))|(?P<thai>[\u0e00-\u0e7f]+)|(?P<cjk>[{CJK_RANGES}]+)"
+                    rf"|(?P<word>{_W}+(?:[._\-/:+@]{_W}+)*)")
+"""``option``: a one-letter command-line option (``-D``, ``grep -q``) keeps its dash, as ``-d``: the letter alone is
+an English stopword, so "the new -D option" lost the one word that says which."""
 _PARTS = re.compile(r"[._\-/:+@]")
 _DOTTED_NUMBER = re.compile(r"\d+(?:\.\d+)+")
 _VERSION = re.compile(r"v(\d+(?:\.\d+)*)")
@@ -41,6 +44,8 @@ def tokenize(text: str) -> list[str]:
         kind = match.lastgroup
         if kind == "word":
             tokens.extend(_word_tokens(match.group()))
+        elif kind == "option":
+            tokens.append(match.group())
         elif kind == "thai":
             tokens.extend(_thai_words(match.group()))
         else:

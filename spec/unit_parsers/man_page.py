@@ -177,7 +177,9 @@ def _entries(text: str, lines: list[tuple[int, int]]) -> list:
                    and len(text[slice(*content[first - 1])].strip()) <= MAX_TERM_CHARS):
                 first -= 1
             if first and _adjacent(text, content[first - 1], content[first]):
-                continue  # the last line of a paragraph over an indented example, not a tag
+                first = _wrapped_question(text, content, index, margin, starts)
+                if first is None:
+                    continue  # the last line of a paragraph over an indented example, not a tag
             starts.append((first, index))
     if not starts:
         return []
@@ -196,6 +198,8 @@ def _entries(text: str, lines: list[tuple[int, int]]) -> list:
     for first, stop, is_entry in pieces:
         start, end = H.trim(text, content[first][0], content[stop - 1][1])
         term = " ".join(text[slice(*content[first])].split())
+        if is_entry and text[slice(*content[first])].rstrip()[-1:] != "?" and _asks(text, content, first, stop):
+            term = " ".join(text[content[first][0]:content[_asks(text, content, first, stop)][1]].split())
         if is_entry:
             node = _entry_node(term, start, end, seen)
             if node.unit_type == "list_item" and lead_in:
@@ -205,6 +209,37 @@ def _entries(text: str, lines: list[tuple[int, int]]) -> list:
             nodes.append(H.Node(H.unique_key("paragraph", seen), "Paragraph", start, end, "paragraph"))
             lead_in = _lead_in(text[start:end])
     return nodes
+
+
+MAX_QUESTION_LINES = 3
+"""A question over its answer wraps over at most this many lines (gitfaq(7): "I've made a change with a bug and
+it's been included in the main / branch. How should I undo it?")."""
+
+
+def _wrapped_question(text: str, content: list[tuple[int, int]], index: int, margin: int,
+                      starts: list[tuple[int, int]]) -> int | None:
+    """Where a question that wraps at the margin over an indented answer starts (a FAQ's entry), else None: a
+    paragraph over an indented example ends in a colon or a stop, not a question mark."""
+    if not text[slice(*content[index])].rstrip().endswith("?"):
+        return None
+    first = index
+    while (first > 0 and index - first < MAX_QUESTION_LINES - 1 and (not starts or first - 1 > starts[-1][1])
+           and _adjacent(text, content[first - 1], content[first])
+           and _indent(text[slice(*content[first - 1])]) == margin):
+        first -= 1
+    if first and _adjacent(text, content[first - 1], content[first]):
+        return None  # a longer paragraph that ends in a question
+    return first
+
+
+def _asks(text: str, content: list[tuple[int, int]], first: int, stop: int) -> int | None:
+    """The line that ends an entry's wrapped question (its tag's last line), if its tag is one."""
+    for line in range(first + 1, min(first + MAX_QUESTION_LINES, stop)):
+        if _indent(text[slice(*content[line])]) != _indent(text[slice(*content[first])]):
+            return None
+        if text[slice(*content[line])].rstrip().endswith("?"):
+            return line
+    return None
 
 
 def _lead_in(text: str) -> str | None:

@@ -76,3 +76,19 @@ def test_title_case_headings_at_the_margin_are_sections(parse) -> None:
                            "Command Reference", "Environment variables", "License"]
     local = _by_topic(units)["pyenv local"]
     assert local.attributes["hierarchy"] == ["Command Reference", "pyenv local"]
+
+
+def test_a_question_that_wraps_over_its_answer_is_one_entry(parse) -> None:
+    """gitfaq(7) sets each question at the margin over its indented answer; a question that wraps over two lines
+    read as a paragraph over an indented example, so it and the answers after it were one "Paragraph" (all of
+    MERGING AND REBASING had no entry). A paragraph over an example ends in a colon, not a question mark."""
+    _, units = parse("man-page", REPO_ROOT / "tests" / "fixtures" / "heldout31" / "documents" / "gitfaq.7.txt")
+    merging = next(u for u in units if u.topic == "MERGING AND REBASING")
+    assert [u.attributes["unit_type"] for u in merging.subunits] == ["entry", "entry"]
+    assert merging.subunits[1].topic.startswith("If I make a change on two branches but revert it on one, why")
+    topics = _by_topic(units)
+    undo = next(u for topic, u in topics.items() if topic.startswith("I’ve made a change with a bug"))
+    assert undo.topic == "I’ve made a change with a bug and it’s been included in the main branch. How sho"
+    assert "The usual way to deal with this is to use git revert." in undo.raw_text
+    assert "How do I ignore changes to a tracked file?" not in undo.raw_text  # the next question is its own entry
+    assert not any(topic.startswith("Paragraph") for topic in topics)

@@ -6,7 +6,8 @@ over a line of ``*``, ``=`` or ``-``), DocBook text dumps (``2.1. Title`` alone 
 Accepts plain text with at least five numbered headings in outline order, or three underlined headings, that
 is neither a licence (a licence title in its first lines), a change log (most headings name a version) nor a GNU
 Info file (``info_manual.py``).
-Tree: front matter, the table of contents (``navigation``), then chapter > section > subsection by numbering.
+Tree: front matter, the table of contents (``navigation``), then chapter > section > subsection by numbering; a
+section's request boxes (X protocol specifications) and AsciiDoc labeled-list items (``--rejoin::``) are its units.
 """
 
 from __future__ import annotations
@@ -336,6 +337,7 @@ def _sections(text: str, headings: list[_Heading]) -> list:
     roots = H.nest(items)
     for root in roots:
         _boxes(text, root)
+        _labeled_lists(text, root)
         H.leaf_roles(text, root)
     return roots
 
@@ -365,3 +367,32 @@ def _boxes(text: str, node) -> None:
         node.children.append(H.Node(H.unique_key(term, seen), term, start, end, kind,
                                     attributes={"heading": term, "defined_term": term}))
 
+
+_LABEL = re.compile(r"^(?P<term>\S[^\n]*?[^:\s]):: *\n(?=[ \t]*\S)", re.M)
+"""An AsciiDoc labeled list's term (``--rejoin::``, ``add <local-commit>::``) with its description or another term
+on the next line. A reStructuredText paragraph that ends in ``::`` has a blank line before its literal block."""
+MIN_LABELS = 2
+
+
+def _labeled_lists(text: str, node) -> None:
+    """A section whose body is an AsciiDoc labeled list (git's manuals: the commands and options of git-subtree(1))
+    gets one unit per item: its terms (several stacked over one description) and the description, to the next."""
+    if node.children:
+        for child in node.children:
+            _labeled_lists(text, child)
+        return
+    items: list[list[re.Match[str]]] = []
+    for label in _LABEL.finditer(text, node.start, node.end):
+        if items and items[-1][-1].end() == label.start():
+            items[-1].append(label)  # stacked terms over one description ("-b <branch>::", "--branch=<branch>::")
+        else:
+            items.append([label])
+    if len(items) < MIN_LABELS:
+        return
+    seen: dict[str, int] = {}
+    ends = [terms[0].start() for terms in items[1:]] + [node.end]
+    for terms, region_end in zip(items, ends):
+        title = ", ".join(term.group("term").strip() for term in terms)[:80]
+        start, end = H.trim(text, terms[0].start(), region_end)
+        kind = "option" if title.startswith("-") else "entry"
+        node.children.append(H.Node(H.unique_key(title, seen), title, start, end, kind, attributes={"heading": title}))

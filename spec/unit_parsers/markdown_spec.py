@@ -102,7 +102,9 @@ def _section_headings(text: str) -> tuple[list[re.Match[str]], list[tuple[re.Mat
     numbered = [(m, _NUMBERED.match(_plain(m.group("text")))) for m in headings]
     numbered = [(m, n) for m, n in numbered if n]
     if len(numbered) < MIN_SECTIONS and headings:
-        numbered = _by_level(headings[_title_index(headings, text) + 1:])
+        # a "## Table of contents" heading over the page's links is front matter, not the parent of every section
+        numbered = _by_level([m for m in headings[_title_index(headings, text) + 1:]
+                              if not _TOC_TITLE.match(_plain(m.group("text")))])
     return headings, numbered
 
 

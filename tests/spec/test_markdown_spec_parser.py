@@ -137,3 +137,16 @@ def test_a_hash_line_in_a_code_fence_is_no_heading(parse) -> None:
 
 
 HELDOUT30 = REPO_ROOT / "tests" / "fixtures" / "heldout30" / "documents"
+
+
+def test_a_contents_heading_over_the_links_is_front_matter_not_a_parent(parse) -> None:
+    """npm's package-lock.json page has "## Table of contents" over its anchor links, then "### Description", "###
+    File Format", ...: read by level, every section was a child of the contents, and every chunk's path began
+    "Table of contents > ". The contents heading and its links are the page's navigation."""
+    path = REPO_ROOT / "tests" / "fixtures" / "heldout31" / "documents" / "npm-package-lock-json.html"
+    document, units = parse("markdown-spec", path)
+    check_tree(document, units)
+    assert [(u.topic, u.attributes["unit_type"]) for u in units[:3]] == [
+        ("Front matter", "front_matter"), ("Contents", "table_of_contents"), ("Description", "section")]
+    version = next(u for u in walk_units(units) if u.topic == "lockfileVersion")
+    assert version.attributes["hierarchy"] == ["File Format", "lockfileVersion"]

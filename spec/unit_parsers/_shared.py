@@ -79,6 +79,17 @@ INFO_NODE_HEADER = re.compile(r"^File: (?P<file>[^,\n]+),[ \t]+Node: (?P<node>[^
 MIN_INFO_NODES = 3
 
 
+VIM_HELP_TAG = re.compile(r"\A\s*\*(?P<name>[\w.+-]+)\.txt\*[ \t]")
+_VIM_HELP_SAYS = re.compile(r"For Vim version|\bvim:[^\n]*\bft=help\b")
+
+
+def is_vim_help(text: str) -> bool:
+    """A Vim help file: its first line is its tag (``*autocmd.txt*``), and it says so (``For Vim version 9.0`` on
+    that line, or the ``vim:...:ft=help:`` mode line that ends it)."""
+    first = text[:text.find("\n")] if "\n" in text else text
+    return bool(VIM_HELP_TAG.match(text)) and bool(_VIM_HELP_SAYS.search(first) or _VIM_HELP_SAYS.search(text[-400:]))
+
+
 def is_info(text: str) -> bool:
     """A GNU Info file (makeinfo's rendering of a Texinfo manual): ``MIN_INFO_NODES`` node header lines."""
     count = 0

@@ -65,6 +65,8 @@ class ChangelogParser(UnitParser):
             return False
         if H.is_pod(document.text, document.id):
             return False  # Perl POD (a module's Changes as POD included): pod.py reads its commands
+        if H.is_vim_help(document.text):
+            return False  # a Vim help file (version5.txt lists changes too): vim_help.py reads it
         if _debian_entries(document.text):
             return True
         return _underlined_log(_headings(document.text)) or bool(H.release_headers(document.text))

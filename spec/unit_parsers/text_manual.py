@@ -80,6 +80,8 @@ class TextManualParser(UnitParser):
             return False
         if H.is_info(document.text):
             return False  # a GNU Info manual: info_manual.py reads its nodes
+        if H.is_vim_help(document.text):
+            return False  # a Vim help file: vim_help.py reads its sections and tags
         if H.is_pod(document.text, document.id):
             return False  # Perl POD: pod.py reads its commands
         if H.release_headers(document.text):

@@ -23,6 +23,7 @@ OWNERS = {
     "autopkgtest.html": "markdown-spec", "bzip2-manual.pdf": "manual",
     "adduser.8.txt": "man-page", "git-rm.1.txt": "man-page", "ls.1.pdf": "man-page",
     "zutty-USAGE.org": "org",
+    "vim-fold.txt": "vim-help", "vim-usr_03.txt": "vim-help", "vim-ft_ps1.txt": "vim-help",
 }
 HELD_OUT_OWNERS = {
     "debconf_specification.txt": "text-manual", "debconf_specification.html": "markdown-spec",

@@ -22,7 +22,7 @@ def test_the_sample_project_registers_the_domain_parsers(spec_registry) -> None:
     names = spec_registry.resolve_names("unit_parsers", None)
     assert names == sorted(["debian-copyright", "english-act", "licence", "man-page", "manual", "markdown-spec",
                             "policy-changelog", "text-manual", "thai-order", "thai-organic-act", "info-manual",
-                            "pod", "org"])
+                            "pod", "org", "vim-help"])
     assert "domain" in spec_registry.names("chunk_parsers")
 
 

@@ -1,0 +1,155 @@
+"""Vim's help files (``/usr/share/vim/vim90/doc/*.txt``: the reference manual, the user manual, ``uganda.txt``).
+
+A help file opens with its tag and version (``*autocmd.txt*   For Vim version 9.0.  Last change: 2023 Feb 18``), then
+"VIM REFERENCE MANUAL" or "VIM USER MANUAL", the file's title ("Automatic commands", "Moving around") and a list of its
+sections. A line of ``=`` separates the sections; each opens with its heading ("2. Defining autocommands", or
+``*03.1*`` over "Word movement"). Inside a section, a line that ends in tags set off by a tab or a run of spaces
+(``*:au* *:autocmd*`` alone, or "MANUAL" before ``*fold-manual*``) is where a topic starts: ``:help`` jumps there.
+Accepts a text whose first line is such a file tag and says "For Vim version" (or that ends with the
+``vim:...:ft=help:`` mode line), with a section separator or a tagged topic. Tree: front matter (with the topics it
+tags: ``uganda.txt``'s licence), then one ``section`` per separator, each with one ``entry`` per tagged topic (named
+by the text before its tags, or by them), the text before its first topic its own; in a file without separators
+(``ft_ps1.txt``) the tagged topics are the sections. Titled by the file's title line, with "Vim" in front when the
+title does not say it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from right_rag_dagster.core.interfaces import UnitParser
+from right_rag_dagster.core.model import Document, ParsedUnit
+from right_rag_dagster.core.registry import load_helper
+from right_rag_dagster.errors import DocumentRejected
+
+H = load_helper(__file__, "_shared.py")
+
+_VERSION = re.compile(r"For Vim version (?P<version>\d+(?:\.\d+)*)")
+_SEPARATOR = re.compile(r"^={40,}[ \t]*$", re.M)
+_TAGS = re.compile(r"(?:\*[^*\s|]+\*[ \t]*)+$")
+"""The tags at a line's end (``*:au* *:autocmd*``): what ``:help`` finds."""
+_TAG = re.compile(r"\*([^*\s|]+)\*")
+_ANCHOR = re.compile(r"^(?P<text>[^\n]*?)(?:^|\t| {3})[ \t]*(?P<tags>(?:\*[^*\s|]+\*[ \t]*)+)$", re.M)
+"""A topic's first line: tags set off by a tab or a run of spaces (or alone on the line); a tag after a sentence's
+two spaces ("cannot be "*".  *E1155*") is a reference inside a topic, not the start of one."""
+_MANUAL = re.compile(r"^\s*VIM (?:REFERENCE|USER) MANUAL\b", re.M)
+_BYLINE = re.compile(r"^(?:-\s*)?(?:by|author|maintainer|written by)\b", re.I)
+_DATE = re.compile(r"(?:Last change:\s*)?\b(?:\d{4}\s+\w{3}\s+\d{1,2}|\w{3}\s+\d{1,2},\s+\d{4})\s*$")
+TITLE_LINES = 12
+"""Lines of the front matter read for the title."""
+
+
+class VimHelpParser(UnitParser):
+    """Vim help files: sections between ``====`` lines, a unit per tagged topic."""
+
+    @property
+    def parser_name(self) -> str:
+        return "vim-help"
+
+    def parser_can_handle_document(self, document: Document) -> bool:
+        return _problem(document) is None
+
+    def parse_document(self, document: Document) -> Iterable[ParsedUnit]:
+        problem = _problem(document)
+        if problem:
+            raise DocumentRejected(document.id, problem)
+        text = document.text
+        name = H.VIM_HELP_TAG.match(text).group("name")
+        version = _VERSION.search(text[:text.find("\n")])
+        separators = list(_SEPARATOR.finditer(text))
+        topics = [] if separators else _topics(text, text.find("\n") + 1, len(text))
+        front_end = separators[0].start() if separators else topics[0].start
+        title = _title(text, front_end, name)
+        label = f"{title} ({name}.txt, Vim {version.group('version')})" if version else f"{title} ({name}.txt)"
+        info = H.DocumentInfo(title=title, label=label, parser=self.parser_name)
+        nodes = []
+        start, end = H.trim(text, 0, front_end)
+        if end > start:
+            front = H.Node("front matter", "Front matter", start, end, "front_matter", role="notice",
+                           attributes={"heading": "Front matter"})
+            if separators:  # uganda.txt's licence comes before its first section, under tags of its own
+                front.children = _topics(text, text.find("\n") + 1, end)
+            nodes.append(front)
+        if not separators:  # a short file (ft_ps1.txt): its tagged topics are its sections
+            for topic in topics:
+                topic.unit_type = "section"
+            return [H.to_parsed(document, info, node) for node in nodes + topics]
+        seen: dict[str, int] = {}
+        ends = [m.start() for m in separators[1:]] + [len(text)]
+        for separator, region_end in zip(separators, ends):
+            start, end = H.trim(text, separator.start(), region_end)
+            body = text.find("\n", separator.end(), end) + 1 or end
+            heading_end = text.find("\n", body, end)
+            heading = _heading(text[body:end if heading_end < 0 else heading_end])
+            topic = heading or f"Section {len(nodes)}"
+            node = H.Node(H.unique_key(topic[:80], seen), topic[:80], start, end, "section",
+                          role=H.heading_role(topic), attributes={"heading": topic})
+            node.children = _topics(text, end if heading_end < 0 else heading_end, end)
+            H.leaf_roles(text, node)
+            nodes.append(node)
+        return [H.to_parsed(document, info, node) for node in nodes]
+
+
+def _problem(document: Document) -> str | None:
+    """Why this is not a Vim help file, else None."""
+    text = document.text
+    if document.page_starts or not H.is_vim_help(text):
+        return ("not a Vim help file: no '*name.txt*' first line that says 'For Vim version', or no "
+                "'vim:...ft=help' mode line")
+    if not _SEPARATOR.search(text) and not _topics(text, text.find("\n") + 1, len(text)):
+        return "a Vim help file without sections ('====' lines) or tagged topics"
+    return None
+
+
+def _heading(line: str) -> str:
+    """A section's heading line read as a reader sees it: "2. Defining autocommands" without its tag, and a user
+    manual's ``*03.1*	Word movement`` as "03.1 Word movement"."""
+    tags = _TAG.findall(line)
+    words = " ".join(_TAG.sub(" ", line).split())
+    numbered = [tag for tag in tags if re.fullmatch(r"\d+\.\d+", tag)]
+    if numbered and not words.startswith(numbered[0]):
+        words = f"{numbered[0]} {words}".strip()
+    return words or " ".join(tags)
+
+
+def _title(text: str, end: int, name: str) -> str:
+    """The file's title: the words after its tag on the first line ("A Windows PowerShell syntax plugin for Vim",
+    not "For Vim version ..."), else the first line after "VIM ... MANUAL" that is set off as a title (centred, or
+    with tags after it: "Automatic commands  *autocommand*"), else its name and the tags of its first tag line
+    ("uganda, copying, copyright, license"); "Vim" in front when the title does not name it."""
+    first_end = text.find("\n")
+    opening = re.split(r"\s{2,}|\t", _DATE.sub("", text[:first_end].split("*", 2)[-1]).strip())[0].strip()
+    title = "" if not opening or _VERSION.match(opening) else opening
+    manual = _MANUAL.search(text, 0, end)
+    after = text.find("\n", manual.end()) + 1 if manual else first_end + 1
+    lines = [line for line in text[after:end].splitlines() if line.strip()][:TITLE_LINES]
+    for line in lines if not title else []:
+        words = " ".join(_TAG.sub(" ", line).split())
+        set_off = _TAGS.search(line) is not None or len(line.expandtabs()) - len(line.expandtabs().lstrip()) >= 8
+        if (words and set_off and "|" not in words and not words.endswith(".") and not _BYLINE.match(words)
+                and "://" not in words and "@" not in words):
+            title = words
+            break
+    if not title:
+        tags = next((_TAG.findall(line) for line in lines if _TAGS.fullmatch(line.strip())), [])
+        title = ", ".join(dict.fromkeys(tag.casefold() for tag in [name, *tags]))
+    return title if "vim" in title.casefold() else f"Vim: {title}"
+
+
+def _topics(text: str, start: int, end: int) -> list:
+    """One ``entry`` per tagged topic of a section's body ``[start, end)``, each to the next one."""
+    anchors = list(_ANCHOR.finditer(text, start, end))
+    nodes: list = []
+    seen: dict[str, int] = {}
+    ends = [m.start() for m in anchors[1:]] + [end]
+    for anchor, region_end in zip(anchors, ends):
+        s, e = H.trim(text, anchor.start(), region_end)
+        if e <= s:
+            continue
+        said = " ".join(anchor.group("text").strip(" \t<>").split())
+        tags = _TAG.findall(anchor.group("tags"))
+        topic = (said or " ".join(tags))[:80]
+        nodes.append(H.Node(H.unique_key(topic, seen), topic, s, e, "entry",
+                            attributes={"heading": topic, "tags": " ".join(tags)}))
+    return nodes

@@ -1,0 +1,67 @@
+"""Vim's help files: sections between ``====`` lines, a unit per tagged topic (what ``:help`` jumps to)."""
+
+from __future__ import annotations
+
+from right_rag_dagster.core.model import Document
+from right_rag_dagster.core.units import build_units, walk_units
+
+from .conftest import FIXTURES, REPO_ROOT
+
+FAMILIES = FIXTURES / "families"
+
+
+def test_sections_and_the_topics_their_tags_start(parse) -> None:
+    _, units = parse("vim-help", FAMILIES / "vim-fold.txt")
+    assert units[0].attributes["document_title"] == "Vim: Folding"
+    assert units[0].attributes["document_label"] == "Vim: Folding (fold.txt, Vim 9.0)"
+    assert [u.topic for u in units][:3] == ["Front matter", "1. Fold methods", "2. Fold commands"]
+    methods = units[1]
+    assert [u.topic for u in methods.subunits][:3] == ["MANUAL", "INDENT", "EXPR"]
+    assert methods.subunits[0].attributes["tags"] == "fold-manual"
+    commands = {u.topic: u for u in units[2].subunits}
+    assert commands["zo"].raw_text.startswith("*zo*\nzo\t\tOpen one fold under the cursor.")
+    assert commands[":{range}fo[ld]"].attributes["tags"] == ":fold :fo"  # the text before its tags names it
+    assert "zO" in commands and not commands["zo"].raw_text.count("*zO*")  # each tag line starts its own topic
+
+
+def test_a_tag_inside_a_sentence_starts_no_topic(spec_registry) -> None:
+    """Two spaces after a sentence then a tag ("cannot be "*".  *E1155*") refer inside a topic; a tab or a run of
+    spaces before tags at the line's end start one."""
+    text = ("*x.txt*\tFor Vim version 9.0.  Last change: 2023 Jan 01\n\n\t\tVIM REFERENCE MANUAL\n\nX things\t\t*x*\n\n"
+            + "=" * 78 + "\n1. Commands\t\t\t\t*x-commands*\n\n\t\t\t\t*:xa*\n:xa\t\tDoes a.  Not with \"*\".  *E9*\n"
+            "\t\tMore on a.\n\nZB                         *x-zb*\nDoes b.\n\n vim:tw=78:ts=8:noet:ft=help:norl:\n")
+    parser = spec_registry.create("unit_parsers", "vim-help")
+    document = Document("x.txt", text, metadata={"format": "text"})
+    assert parser.parser_can_handle_document(document)
+    units = build_units(document, parser.parse_document(document), parser.parser_name)
+    section = next(u for u in units if u.topic == "1. Commands")
+    assert [(u.topic, u.attributes["tags"]) for u in section.subunits] == [(":xa", ":xa"), ("ZB", "x-zb")]
+    assert "More on a." in section.subunits[0].raw_text
+
+
+def test_a_user_manual_chapter_and_a_file_without_separators(parse) -> None:
+    _, units = parse("vim-help", FAMILIES / "vim-usr_03.txt")
+    assert units[0].attributes["document_title"] == "Vim: Moving around"
+    assert [u.topic for u in units][1:3] == ["03.1 Word movement", "03.2 Moving to the start or end of a line"]
+    _, units = parse("vim-help", FAMILIES / "vim-ft_ps1.txt")
+    assert units[0].attributes["document_title"] == "A Windows PowerShell syntax plugin for Vim"
+    assert [(u.topic, u.attributes["unit_type"]) for u in units][1:3] == [
+        ("INTRODUCTION", "section"), ("ABOUT", "section")]
+
+
+def test_the_licence_before_the_first_section_is_under_its_tags(parse) -> None:
+    """uganda.txt (Vim's licence, tests/fixtures/heldout31) tells its licence before its first ``====``: the front
+    matter's own tagged topics hold it, and the file is titled by its tags ("copying", "license")."""
+    path = REPO_ROOT / "tests" / "fixtures" / "heldout31" / "documents" / "vim-uganda.txt"
+    _, units = parse("vim-help", path)
+    assert units[0].attributes["document_title"] == "Vim: uganda, copying, copyright, license"
+    topics = [u.topic for u in walk_units(units[:1])]
+    assert "iccf ICCF" in topics
+    licence = next(u for u in walk_units(units[:1]) if u.topic == "iccf ICCF")
+    assert "There are no restrictions on distributing unmodified copies of Vim" in " ".join(licence.raw_text.split())
+
+
+def test_declines_text_that_is_no_vim_help(spec_registry) -> None:
+    parser = spec_registry.create("unit_parsers", "vim-help")
+    assert not parser.parser_can_handle_document(Document("a.txt", "*a.txt*  Some notes\n\n" + "=" * 78 + "\nX\n"))
+    assert not parser.parser_can_handle_document(Document("a.txt", "Notes for Vim version 9.0\n\n" + "=" * 78 + "\n"))

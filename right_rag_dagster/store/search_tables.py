@@ -173,17 +173,24 @@ def bm25_document_scores(con: Connection, t: IndexTables, termids: Sequence[int]
 
 
 def bm25_best_rows(con: Connection, t: IndexTables, termids: Sequence[int], k: int, columns: Sequence[str],
-                   params: tuple[float, float]) -> list[tuple]:
+                   params: tuple[float, float], size_prior: float = 0.0) -> list[tuple]:
     """``columns`` of the ``k`` chunks scoring best by BM25 (``params``: k1, b) on ``termids``, with the score
-    last, scored in a temporary table (in memory: the store stays read-only) instead of loading the index."""
+    last, scored in a temporary table (in memory: the store stays read-only) instead of loading the index. Each
+    score is multiplied by its document's number of chunks to the power ``-size_prior``."""
     terms = ", ".join(str(int(i)) for i in termids)
     scores = f"""
         WITH stats AS (SELECT count(*) AS n, avg(len) AS avgdl FROM {t.bm25}),
              hits AS (SELECT termid, doc_key, tf FROM {t.postings} WHERE termid IN ({terms})),
-             df AS (SELECT termid, count(*) AS df FROM hits GROUP BY termid)
-        SELECT hits.doc_key, sum({_bm25_weight("stats.n", "df.df", "hits.tf", "c.len", params)}) AS score
-        FROM hits JOIN df USING (termid) JOIN {t.bm25} AS c USING (doc_key) CROSS JOIN stats
-        GROUP BY hits.doc_key"""
+             df AS (SELECT termid, count(*) AS df FROM hits GROUP BY termid),
+             sizes AS (SELECT document_id, count(*) AS n FROM chunks WHERE chunker = {literal(t.chunker)}
+                       GROUP BY document_id),
+             summed AS (SELECT hits.doc_key, any_value(c.chunk_id) AS chunk_id,
+                               sum({_bm25_weight("stats.n", "df.df", "hits.tf", "c.len", params)}) AS score
+                        FROM hits JOIN df USING (termid) JOIN {t.bm25} AS c USING (doc_key) CROSS JOIN stats
+                        GROUP BY hits.doc_key)
+        SELECT summed.doc_key, summed.score * pow(sizes.n::DOUBLE, -{float(size_prior)!r}) AS score
+        FROM summed JOIN chunks AS own ON own.chunker = {literal(t.chunker)} AND own.chunk_id = summed.chunk_id
+             JOIN sizes USING (document_id)"""
     con.execute(f"CREATE TEMP TABLE _scores AS {scores}")  # in memory: the store stays read-only
     total = con.execute("SELECT count(*) FROM _scores").fetchone()[0]
     depth = k

@@ -16,6 +16,8 @@ from right_rag_dagster.retrieval.build.bm25 import FTS_OPTIONS, create_stopword_
 from right_rag_dagster.retrieval.build.pending import PendingChunks
 from right_rag_dagster.retrieval.build.terms import chunk_terms
 from right_rag_dagster.retrieval.indexed_text import bm25_text, heading_and_text, indexed_text
+from right_rag_dagster.retrieval.searching.bm25 import SIZE_PRIOR, size_weights
+from right_rag_dagster.retrieval.searching.chunk_table import ChunkTable
 from right_rag_dagster.retrieval.searching.cold import cold_bm25
 from right_rag_dagster.retrieval.searching.snapshot import clear_cache, first_search
 from right_rag_dagster.retrieval.stopwords import ENGLISH_STOPWORDS, FTS_ENGLISH_STOPWORDS, KEPT
@@ -51,9 +53,14 @@ def test_finds_section_4_9_1_on_its_printed_page(built_store: Store) -> None:
 
 
 def test_scores_equal_fts_match_bm25(built_store: Store) -> None:
-    """Our incremental postings score exactly as DuckDB's fts index built over the same tokens."""
+    """Our incremental postings score exactly as DuckDB's fts index built over the same tokens, times the document
+    size prior (``SIZE_PRIOR``: each document's chunk count to the power ``-SIZE_PRIOR``)."""
     with built_store.read() as con:
         rows = con.execute("SELECT chunk_id, section_path, fulltext FROM chunks WHERE chunker = 'default'").fetchall()
+        factor = dict(con.execute(
+            "SELECT c.chunk_id, pow(n.n::DOUBLE, -?) FROM chunks AS c JOIN (SELECT document_id, count(*) AS n "
+            "FROM chunks WHERE chunker = 'default' GROUP BY document_id) AS n USING (document_id) "
+            "WHERE c.chunker = 'default'", [SIZE_PRIOR]).fetchall())
     reference = duckdb.connect()
     load_extension(reference, "fts")
     reference.execute("CREATE TABLE docs (chunk_id VARCHAR, tokens VARCHAR)")
@@ -64,9 +71,11 @@ def test_scores_equal_fts_match_bm25(built_store: Store) -> None:
     reference.execute(f"PRAGMA create_fts_index('docs', 'chunk_id', 'tokens', {FTS_OPTIONS})")
     for question in ("What must debian/rules do with DEB_BUILD_OPTIONS?", "conveying object code",
                      "มาตรา ๒ ใช้บังคับ", "abouts the licensing"):
-        expected = reference.execute(
+        scored = reference.execute(
             "SELECT chunk_id, score FROM (SELECT chunk_id, fts_main_docs.match_bm25(chunk_id, ?) AS score FROM docs) "
-            "WHERE score IS NOT NULL ORDER BY score DESC, chunk_id LIMIT 8", [token_text(question)]).fetchall()
+            "WHERE score IS NOT NULL", [token_text(question)]).fetchall()
+        expected = sorted(((chunk_id, score * factor[chunk_id]) for chunk_id, score in scored),
+                          key=lambda row: (-row[1], row[0]))[:8]
         got = search(built_store, question, chunker="default", k=8, neighbours=False)
         assert expected and [h.score for h in got] == pytest.approx([row[1] for row in expected], rel=1e-9)
         assert {h.chunk_id for h in got if h.score > expected[-1][1] * (1 + 1e-9)} == \
@@ -298,3 +307,13 @@ def test_bm25_counts_a_chunks_own_heading_once_more() -> None:
     terms, _ = chunk_terms(path, body)
     assert terms.split().count("purpose") == 3  # the heading, the path, the body's own heading line
     assert bm25_text("", "text") == "text" and heading_and_text([], "text") == ("", "text")
+
+
+def test_a_large_documents_passages_weigh_less_by_its_size() -> None:
+    """``SIZE_PRIOR``: each row's factor is its document's chunk count to the power ``-SIZE_PRIOR`` (rows in
+    document order), so of two passages with one BM25 score, the one of a three-chunk document ranks first."""
+    rows = [(f"{doc}:{i}", doc, *[None] * 12) for doc, n in (("big", 3), ("small", 1)) for i in range(n)]
+    table = ChunkTable("default", rows)
+    assert table.document_sizes().tolist() == [3.0, 3.0, 3.0, 1.0]
+    weights = size_weights(table)
+    assert weights[0] == pytest.approx(3 ** -SIZE_PRIOR) and weights[3] == 1.0 and 0 < SIZE_PRIOR < 0.5

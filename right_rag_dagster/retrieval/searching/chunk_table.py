@@ -9,6 +9,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ...store.chunk_reads import chunk_rows
 from ...store.search_tables import Connection
 from ..hits import Hit
@@ -42,6 +44,7 @@ class ChunkTable:
         self.row_of = {row[0]: i for i, row in enumerate(rows)}
         self._attributes: list[dict[str, Any]] | None = None
         self._documents: dict[str, tuple[int, int]] | None = None
+        self._sizes: np.ndarray | None = None
 
     @classmethod
     def load(cls, con: Connection, chunker: str) -> ChunkTable:
@@ -72,6 +75,18 @@ class ChunkTable:
                 start, _ = self._documents.get(row[1], (i, i))
                 self._documents[row[1]] = (start, i + 1)
         return self._documents.get(document_id, (0, 0))
+
+    def document_sizes(self) -> np.ndarray:
+        """Each row's document's number of chunks (rows are in document order, so a document's rows are one run)."""
+        if self._sizes is None:
+            sizes = np.zeros(len(self.rows), dtype=np.float64)
+            start = 0
+            for i in range(1, len(self.rows) + 1):
+                if i == len(self.rows) or self.rows[i][1] != self.rows[start][1]:
+                    sizes[start:i] = i - start
+                    start = i
+            self._sizes = sizes
+        return self._sizes
 
     def section_paths(self) -> list[tuple[str, ...]]:
         return [tuple(json.loads(row[_SECTION] or "[]")) for row in self.rows]

@@ -15,7 +15,7 @@ from ...store import Store
 from ...store.search_tables import IndexTables, bm25_best_rows, bm25_document_scores, bm25_termids
 from ..formats import K1, B
 from ..hits import Hit
-from .bm25 import has_terms, query_terms
+from .bm25 import SIZE_PRIOR, has_terms, query_terms
 from .chunk_table import COLUMNS, Candidate, ChunkTable
 from .within_document import DEPTH, order_within_documents, shared_documents
 
@@ -31,7 +31,7 @@ def cold_bm25(store: Store, query: str, chunker: str, k: int, retriever: str = "
         termids = bm25_termids(con, t, stems)
         if not termids:
             return []
-        rows = bm25_best_rows(con, t, termids, max(k, DEPTH), COLUMNS, (K1, B))
+        rows = bm25_best_rows(con, t, termids, max(k, DEPTH), COLUMNS, (K1, B), SIZE_PRIOR)
         several = sorted(shared_documents(row[1] for row in rows))
         local = bm25_document_scores(con, t, termids, several, (K1, B))
     table = ChunkTable(chunker, [row[:-1] for row in rows])

@@ -21,6 +21,7 @@ from right_rag_dagster.retrieval import (
     search,
 )
 from right_rag_dagster.retrieval.indexed_text import indexed_text
+from right_rag_dagster.retrieval.searching.dense import SIZE_PRIOR
 from right_rag_dagster.retrieval.searching.fusion import RRF_K
 from right_rag_dagster.retrieval.searching.retrievers import DENSE_WEIGHT
 from right_rag_dagster.retrieval.searching.snapshot import clear_cache
@@ -57,7 +58,10 @@ def _a_chunk(store: Store, document_id: str = "GPL-3.0.txt") -> tuple[str, str]:
 def test_dense_finds_a_chunk_from_its_own_text(dense_store: Store) -> None:
     chunk_id, text = _a_chunk(dense_store)
     hits = search(dense_store, text, chunker="default", retriever="dense", k=5, embedder=EMBEDDER, identity="none")
-    assert hits[0].chunk_id == chunk_id and hits[0].score == pytest.approx(1.0, abs=1e-5)
+    with dense_store.read() as con:  # the cosine (1.0) weighed by the document's size (dense.SIZE_PRIOR)
+        size = con.execute("SELECT count(*) FROM chunks WHERE chunker = 'default' AND document_id = (SELECT "
+                           "document_id FROM chunks WHERE chunk_id = ?)", [chunk_id]).fetchone()[0]
+    assert hits[0].chunk_id == chunk_id and hits[0].score == pytest.approx(size ** -SIZE_PRIOR, abs=1e-5)
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     assert all(h.retriever == "dense" for h in hits)
 

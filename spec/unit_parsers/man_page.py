@@ -183,23 +183,24 @@ def _entries(text: str, lines: list[tuple[int, int]]) -> list:
             starts.append((first, index))
     if not starts:
         return []
-    pieces: list[tuple[int, int, bool]] = []  # (first content index, stop index, is entry)
+    pieces: list[tuple[int, int, int | None]] = []  # (first content index, stop index, the tag's last line or None)
     for number, (first, term) in enumerate(starts):
         stop = term + 1
         while stop < len(content) and _indent(text[slice(*content[stop])]) > margin:
             stop += 1
-        pieces.append((first, stop, True))
+        pieces.append((first, stop, term))
         following = starts[number + 1][0] if number + 1 < len(starts) else len(content)
         if following > stop:
-            pieces.append((stop, following, False))
+            pieces.append((stop, following, None))
     nodes = []
     seen: dict[str, int] = {}
     lead_in = _lead_in(text[content[0][0]:content[starts[0][0] - 1][1]]) if starts[0][0] else None
-    for first, stop, is_entry in pieces:
+    for first, stop, tag_end in pieces:
         start, end = H.trim(text, content[first][0], content[stop - 1][1])
-        term = " ".join(text[slice(*content[first])].split())
-        if is_entry and text[slice(*content[first])].rstrip()[-1:] != "?" and _asks(text, content, first, stop):
-            term = " ".join(text[content[first][0]:content[_asks(text, content, first, stop)][1]].split())
+        is_entry = tag_end is not None
+        # a tag is its first line ("--disabled-login" over "--disabled-password"), a wrapped question all of it
+        last = tag_end if is_entry and text[slice(*content[tag_end])].rstrip().endswith("?") else first
+        term = " ".join(text[content[first][0]:content[last][1]].split())
         if is_entry:
             node = _entry_node(term, start, end, seen)
             if node.unit_type == "list_item" and lead_in:
@@ -230,16 +231,6 @@ def _wrapped_question(text: str, content: list[tuple[int, int]], index: int, mar
     if first and _adjacent(text, content[first - 1], content[first]):
         return None  # a longer paragraph that ends in a question
     return first
-
-
-def _asks(text: str, content: list[tuple[int, int]], first: int, stop: int) -> int | None:
-    """The line that ends an entry's wrapped question (its tag's last line), if its tag is one."""
-    for line in range(first + 1, min(first + MAX_QUESTION_LINES, stop)):
-        if _indent(text[slice(*content[line])]) != _indent(text[slice(*content[first])]):
-            return None
-        if text[slice(*content[line])].rstrip().endswith("?"):
-            return line
-    return None
 
 
 def _lead_in(text: str) -> str | None:

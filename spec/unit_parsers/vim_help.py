@@ -56,9 +56,10 @@ class VimHelpParser(UnitParser):
             raise DocumentRejected(document.id, problem)
         text = document.text
         name = H.VIM_HELP_TAG.match(text).group("name")
-        version = _VERSION.search(text[:text.find("\n")])
+        after_tag = text.find("\n") + 1
+        version = _VERSION.search(text, 0, after_tag)
         separators = list(_SEPARATOR.finditer(text))
-        topics = [] if separators else _topics(text, text.find("\n") + 1, len(text))
+        topics = [] if separators else _topics(text, after_tag, len(text))
         front_end = separators[0].start() if separators else topics[0].start
         title = _title(text, front_end, name)
         label = f"{title} ({name}.txt, Vim {version.group('version')})" if version else f"{title} ({name}.txt)"
@@ -69,7 +70,7 @@ class VimHelpParser(UnitParser):
             front = H.Node("front matter", "Front matter", start, end, "front_matter", role="notice",
                            attributes={"heading": "Front matter"})
             if separators:  # uganda.txt's licence comes before its first section, under tags of its own
-                front.children = _topics(text, text.find("\n") + 1, end)
+                front.children = _topics(text, after_tag, end)
             nodes.append(front)
         if not separators:  # a short file (ft_ps1.txt): its tagged topics are its sections
             for topic in topics:
@@ -97,7 +98,7 @@ def _problem(document: Document) -> str | None:
     if document.page_starts or not H.is_vim_help(text):
         return ("not a Vim help file: no '*name.txt*' first line that says 'For Vim version', or no "
                 "'vim:...ft=help' mode line")
-    if not _SEPARATOR.search(text) and not _topics(text, text.find("\n") + 1, len(text)):
+    if not _SEPARATOR.search(text) and not _ANCHOR.search(text, text.find("\n") + 1):
         return "a Vim help file without sections ('====' lines) or tagged topics"
     return None
 
@@ -124,17 +125,22 @@ def _title(text: str, end: int, name: str) -> str:
     manual = _MANUAL.search(text, 0, end)
     after = text.find("\n", manual.end()) + 1 if manual else first_end + 1
     lines = [line for line in text[after:end].splitlines() if line.strip()][:TITLE_LINES]
-    for line in lines if not title else []:
-        words = " ".join(_TAG.sub(" ", line).split())
-        set_off = _TAGS.search(line) is not None or len(line.expandtabs()) - len(line.expandtabs().lstrip()) >= 8
-        if (words and set_off and "|" not in words and not words.endswith(".") and not _BYLINE.match(words)
-                and "://" not in words and "@" not in words):
-            title = words
-            break
+    title = title or next((words for line in lines if (words := _set_off_title(line))), "")
     if not title:
         tags = next((_TAG.findall(line) for line in lines if _TAGS.fullmatch(line.strip())), [])
         title = ", ".join(dict.fromkeys(tag.casefold() for tag in [name, *tags]))
     return title if "vim" in title.casefold() else f"Vim: {title}"
+
+
+def _set_off_title(line: str) -> str:
+    """A front-matter line's words when it is set off as a title (centred, or with tags after it) and reads like one
+    (no link bar, sentence, byline, address or e-mail), else ""."""
+    words = " ".join(_TAG.sub(" ", line).split())
+    set_off = _TAGS.search(line) is not None or len(line.expandtabs()) - len(line.expandtabs().lstrip()) >= 8
+    if (words and set_off and "|" not in words and not words.endswith(".") and not _BYLINE.match(words)
+            and "://" not in words and "@" not in words):
+        return words
+    return ""
 
 
 def _topics(text: str, start: int, end: int) -> list:

@@ -141,7 +141,7 @@ class Bm25Postings:
 def size_weights(chunks: ChunkTable) -> np.ndarray:
     """Each row's factor for its document's size (``SIZE_PRIOR``); the first search of a process applies the same
     factor in SQL (``store.search_tables.bm25_best_rows``)."""
-    return chunks.document_sizes() ** -SIZE_PRIOR
+    return chunks.size_weights(SIZE_PRIOR)
 
 
 def term_idf(termids: np.ndarray, num_docs: int) -> np.ndarray:

@@ -44,7 +44,7 @@ class ChunkTable:
         self.row_of = {row[0]: i for i, row in enumerate(rows)}
         self._attributes: list[dict[str, Any]] | None = None
         self._documents: dict[str, tuple[int, int]] | None = None
-        self._sizes: np.ndarray | None = None
+        self._weights: dict[float, np.ndarray] = {}
 
     @classmethod
     def load(cls, con: Connection, chunker: str) -> ChunkTable:
@@ -69,24 +69,30 @@ class ChunkTable:
 
     def document_rows(self, document_id: str) -> tuple[int, int]:
         """The rows ``start:end`` of one document's chunks (rows are in document order)."""
+        return self._runs().get(document_id, (0, 0))
+
+    def document_sizes(self) -> np.ndarray:
+        """Each row's document's number of chunks."""
+        sizes = np.zeros(len(self.rows), dtype=np.float64)
+        for start, end in self._runs().values():
+            sizes[start:end] = end - start
+        return sizes
+
+    def _runs(self) -> dict[str, tuple[int, int]]:
+        """Each document's rows ``start:end``, found once."""
         if self._documents is None:
             self._documents = {}
             for i, row in enumerate(self.rows):
                 start, _ = self._documents.get(row[1], (i, i))
                 self._documents[row[1]] = (start, i + 1)
-        return self._documents.get(document_id, (0, 0))
+        return self._documents
 
-    def document_sizes(self) -> np.ndarray:
-        """Each row's document's number of chunks (rows are in document order, so a document's rows are one run)."""
-        if self._sizes is None:
-            sizes = np.zeros(len(self.rows), dtype=np.float64)
-            start = 0
-            for i in range(1, len(self.rows) + 1):
-                if i == len(self.rows) or self.rows[i][1] != self.rows[start][1]:
-                    sizes[start:i] = i - start
-                    start = i
-            self._sizes = sizes
-        return self._sizes
+    def size_weights(self, prior: float) -> np.ndarray:
+        """Each row's document's number of chunks to the power ``-prior`` (the document-size prior of
+        ``bm25.SIZE_PRIOR`` and ``dense.SIZE_PRIOR``), computed once per prior: every query weighs by it."""
+        if prior not in self._weights:
+            self._weights[prior] = self.document_sizes() ** -prior
+        return self._weights[prior]
 
     def section_paths(self) -> list[tuple[str, ...]]:
         return [tuple(json.loads(row[_SECTION] or "[]")) for row in self.rows]

@@ -99,7 +99,7 @@ class DenseVectors:
                 self._load_matrix(con, chunks)
         scores = np.full(len(chunks), -np.inf)
         scores[self.rows] = self.matrix @ vector.astype(np.float32)
-        scores = np.where(scores > 0, scores * chunks.document_sizes() ** -SIZE_PRIOR, scores)
+        scores = np.where(scores > 0, scores * chunks.size_weights(SIZE_PRIOR), scores)
         if allowed is not None:
             scores[~allowed] = -np.inf
         return top_candidates(scores, depth, chunks, floor=-np.inf)
@@ -112,14 +112,15 @@ class DenseVectors:
         with store.read() as con:
             load_extension(con, "vss")
             rows = dense_nearest(con, IndexTables(chunks.chunker), literal, fetch)
-        sizes = chunks.document_sizes()
-        found = [Candidate(chunk_id, _weighed(float(score), sizes[chunks.row_of[chunk_id]])) for chunk_id, score in rows
+        weights = chunks.size_weights(SIZE_PRIOR)
+        found = [Candidate(chunk_id, _weighed(float(score), weights[chunks.row_of[chunk_id]]))
+                 for chunk_id, score in rows
                  if chunk_id in chunks.row_of and (allowed is None or allowed[chunks.row_of[chunk_id]])]
         found.sort(key=lambda candidate: -candidate.score)  # stable: equal scores keep the index's order
         enough = len(found) >= depth or len(rows) < fetch
         return found[:depth] if enough else None
 
 
-def _weighed(score: float, size: float) -> float:
+def _weighed(score: float, weight: float) -> float:
     """A similarity weighed by its document's size (``SIZE_PRIOR``); a negative one is left as it is."""
-    return score * size ** -SIZE_PRIOR if score > 0 else score
+    return score * weight if score > 0 else score

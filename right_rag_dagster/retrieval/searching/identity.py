@@ -115,10 +115,7 @@ def identify(question: str, names: Iterable[DocumentNames]) -> Identified:
 
 def named_documents(question: str, names: Iterable[DocumentNames]) -> dict[str, str]:
     """``document id -> the name it is called by`` for the documents the question names (longest matches)."""
-    words, _ = _name_words(question)
-    names = tuple(names)
-    kept = _without_unversioned(_kept_spans(_found_spans(words, names)), words, names)
-    return {doc: " ".join(words[a:b]) for doc, (a, b) in kept.items()}
+    return identify(question, names).named
 
 
 def _name_words(question: str) -> tuple[tuple[str, ...], list[tuple[int, int]] | None]:
@@ -182,13 +179,13 @@ def _without_unversioned(kept: dict[str, tuple[int, int]], words: tuple[str, ...
     by_name: dict[tuple[int, int], list[str]] = {}
     for doc, span in kept.items():
         by_name.setdefault(span, []).append(doc)
-    versions = {doc.document_id: doc.names for doc in names if doc.document_id in kept}
+    names_of = {doc.document_id: doc.names for doc in names if doc.document_id in kept}
     dropped = set()
     for (a, b), docs in by_name.items():
         said = words[a:b]
         if len(docs) < 2 or any(token[0].isdigit() for token in said):
             continue
-        found = [{name[len(said)] for name in versions[doc]
+        found = [{name[len(said)] for name in names_of[doc]
                   if len(name) == len(said) + 1 and name[:len(said)] == said and name[-1][0].isdigit()}
                  for doc in docs]
         if all(found) and all(not (mine & other) for i, mine in enumerate(found) for other in found[i + 1:]):

@@ -89,6 +89,8 @@ def test_roman_numbered_chapters_of_a_plain_text_manual() -> None:
     # a first line that asks is the title, unless it opens a FAQ (two question lines over answers): the file's name
     ("What is Free Software?\n\nAn essay that asks once.\n\nAnd answers in prose.\n", "What is Free Software?"),
     ("Why?\n\nBecause.\n\nHow?\n\nLike this.\n", "doc.rst"),
+    # a table of contents opens the text: "CONTENTS" names no document, the file's name does
+    ("CONTENTS\n Usage\n Options\n Notes\n\nUsage\n\n\tRun it.\n\nOptions\n\n\tNone.\n\nNotes\n\n\tNone.\n", "doc.rst"),
 ])
 def test_the_title_is_the_first_line_with_words_not_markup(text: str, title: str) -> None:
     document = Document("doc.rst", text)
@@ -318,3 +320,38 @@ def test_a_paragraph_that_leads_in_to_a_list_holds_its_items() -> None:
     assert [u.fulltext[:2] for u in lead_in.subunits] == ["a.", "b.", "c.", "d."]
     assert lead_in.subunits[3].attributes["hierarchy"][-2] == lead_in.topic
     assert rules[1].fulltext.startswith("2. the TypeEngine classes are *no longer*")
+
+
+def test_a_flush_left_line_over_an_indented_body_heads_a_section_where_the_listed_ones_do() -> None:
+    """util-linux's howto-contribute (tests/fixtures/heldout32) lists its sections in a CONTENTS block and sets each
+    flush left over tab-indented items, but leaves "Repositories & Branches" out of the list: a line standing so is a
+    section too. Where the listed headings are not flush left over an indented body, an unlisted line is none."""
+    units = _parse(TESTS / "fixtures" / "heldout32" / "documents" / "util-linux-howto-contribute.txt")
+    assert [u.topic for u in units] == ["Front matter", "Sending Patches", "Repositories & Branches",
+                                        "Patching Process", "Email Format", "Coding Style", "Options", "Various Notes",
+                                        "Standards Compliance"]
+    assert units[0].attributes["document_title"] == "util-linux-howto-contribute.txt"
+    from right_rag_dagster.builtins.unit_parsers.generic import find_headings
+
+    flush = "Guide\n\nContents\n\nIntro\nUsage\nOptions\n\nIntro\n\n\tText.\n\nUsage\n\n\tMore.\n\nSetup Notes\n\n\tX.\n\n" \
+        "Options\n\n\tFlags.\n"
+    assert [h.title for h in find_headings(flush)] == ["Intro", "Usage", "Setup Notes", "Options"]
+    assert [h.title for h in find_headings(flush.replace("\t", ""))] == ["Intro", "Usage", "Options"]
+
+
+def test_a_list_item_holds_the_paragraphs_indented_to_its_text() -> None:
+    """An item's later paragraphs, indented to its text, are its own ("* add a Signed-off-by line." and its "Use
+    your real name" three paragraphs on), so the item is read whole; the next item at the marker's column is not."""
+    text = ("Email\n=====\n\n\t* add a Signed-off-by line.\n\t  Hint: use git commit -s\n\n"
+            "\t  The sign-off certifies that:\n\n\t   (a) I wrote it\n\n\t   (b) I may send it\n\n"
+            "\t  Use your real name.\n\n\t* Followed by the patch.\n\nPlain paragraph.\n")
+    document = Document("guide.txt", text)
+    units = build_units(document, GenericUnitParser().parse_document(document), "generic")
+    check_tree(document, units)
+    item, after, plain = units[0].subunits
+    assert item.fulltext.startswith("* add a Signed-off-by line.") and item.fulltext.endswith("Use your real name.")
+    assert [u.fulltext for u in item.subunits][-1] == "Use your real name."
+    lead_in = item.subunits[0]  # "The sign-off certifies that:" holds (a) and (b), under the item
+    assert lead_in.subunits[0].fulltext == "(a) I wrote it"
+    assert lead_in.subunits[0].attributes["hierarchy"][:3] == ["Email", "* add a Signed-off-by line.", lead_in.topic]
+    assert after.fulltext == "* Followed by the patch." and plain.fulltext == "Plain paragraph."

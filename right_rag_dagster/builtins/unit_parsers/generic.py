@@ -201,18 +201,48 @@ def _listed(text: str, lines: list[tuple[int, int]], taken: set[int]) -> list[He
 
 
 def _standing(text: str, lines: list[tuple[int, int]], table: _Contents, taken: set[int]) -> list[Heading]:
-    """The lines after ``table`` that it lists and that stand alone (blank lines around them), but at ``taken``."""
+    """The lines after ``table`` that it lists and that stand alone (blank lines around them), but at ``taken``; where
+    every such line stands flush left over an indented body, also the other short lines of words that stand so
+    (util-linux's howto-contribute lists "Sending Patches" but not its "Repositories & Branches"), at the top level."""
     depth = table.depth
     levels = {indent: rank for rank, indent in enumerate(sorted(set(depth.values())))}
-    found = []
+    found, unlisted = [], []
     for i in range(table.stop, len(lines)):
         start, end = lines[i]
         title = text[start:end].strip()
-        if (title in depth and start not in taken and not text[slice(*lines[i - 1])].strip()
-                and (i + 1 == len(lines) or not text[slice(*lines[i + 1])].strip())):
+        if start in taken or not _alone(text, lines, i):
+            continue
+        if title in depth:
             found.append(Heading(start + len(text[start:end]) - len(text[start:end].lstrip()), end,
                                  title.rstrip("."), f"listed{levels[depth[title]]}"))
+        elif text[start:end] == title and _flush_title(title) and _body_indented(text, lines, i):
+            unlisted.append(Heading(start, end, title, "listed0"))
+    if found and all(text[h.start - 1:h.start] in ("", "\n") and _body_indented(text, lines, _index(lines, h.start))
+                     for h in found):
+        found = sorted(found + unlisted, key=lambda h: h.start)
     return found
+
+
+_FLUSH_TITLE = re.compile(r"^[A-Z][\w&'/() -]{0,58}[\w)]$")
+
+
+def _flush_title(line: str) -> bool:
+    """A short line of words that ends in no punctuation ("Repositories & Branches")."""
+    return bool(_FLUSH_TITLE.match(line)) and len(line.split()) <= 6
+
+
+def _alone(text: str, lines: list[tuple[int, int]], i: int) -> bool:
+    return (not text[slice(*lines[i - 1])].strip()) and (i + 1 == len(lines) or not text[slice(*lines[i + 1])].strip())
+
+
+def _body_indented(text: str, lines: list[tuple[int, int]], i: int) -> bool:
+    """The first line with text after line ``i`` is indented."""
+    after = next((text[slice(*lines[j])] for j in range(i + 1, len(lines)) if text[slice(*lines[j])].strip()), "")
+    return after[:1] in (" ", "\t")
+
+
+def _index(lines: list[tuple[int, int]], start: int) -> int:
+    return next(i for i, (first, end) in enumerate(lines) if first <= start <= end)
 
 
 def _short_underline(title: str, below: str, text: str, lines: list[tuple[int, int]], index: int) -> bool:
@@ -365,7 +395,26 @@ class _Builder:
                 stop = index + 1
             nested.append(unit)
             index = stop
-        return nested
+        return self._items(nested, parent)
+
+    def _items(self, units: list[ParsedUnit], parent: tuple[str, ...]) -> list[ParsedUnit]:
+        """A list item holds the blocks after it that are indented to its text or deeper (util-linux's "* add a
+        Signed-off-by line." and its paragraphs on what the sign-off certifies), so an item is read whole."""
+        out: list[ParsedUnit] = []
+        index = 0
+        while index < len(units):
+            unit, stop = units[index], index + 1
+            column = _item_column(self.text, unit.source_start)
+            while column is not None and stop < len(units) and _column(self.text, units[stop].source_start) >= column:
+                stop += 1
+            if stop > index + 1:
+                path = (*parent, unit.topic)
+                unit = self.unit(unit.key, unit.topic, (unit.source_start, unit.source_end), unit.attributes["unit_type"],
+                                 parent, [_rerooted(block, path) for block in units[index + 1:stop]],
+                                 defined_term=unit.attributes.get("defined_term"))
+            out.append(unit)
+            index = stop
+        return out
 
     def _blocks(self, blocks: list[tuple[int, int, bool]], parent: tuple[str, ...]) -> list[ParsedUnit]:
         units = []
@@ -391,6 +440,26 @@ MIN_LIST_ITEMS = 1
 """A lead-in holds the items after it when there are more than this many."""
 _LIST_ITEM = re.compile(r"[ \t]*(?:(?P<bullet>[-*•+])|\(?(?:(?P<digit>\d{1,2})|(?P<roman>[ivx]{1,4})|(?P<letter>[a-z]))[.)])"
                         r"[ \t]+\S")
+
+
+def _item_column(text: str, start: int) -> int | None:
+    """The column at which the text of the list item at ``start`` begins (tabs every 8), or None: no item there."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line = text[line_start:text.find("\n", start) if "\n" in text[start:] else len(text)]
+    match = _LIST_ITEM.match(line)
+    return len(line[:match.end() - 1].expandtabs(8)) if match and match.lastgroup in ("bullet", "digit") else None
+
+
+def _column(text: str, start: int) -> int:
+    line_start = text.rfind("\n", 0, start) + 1
+    return len(text[line_start:start].expandtabs(8))
+
+
+def _rerooted(unit: ParsedUnit, parent: tuple[str, ...]) -> ParsedUnit:
+    """``unit`` and its subunits with their hierarchy under ``parent``."""
+    path = (*parent, unit.topic)
+    return replace(unit, attributes={**unit.attributes, "hierarchy": list(path)},
+                   subunits=[_rerooted(child, path) for child in unit.subunits])
 
 
 def _marker_kind(text: str) -> str | None:
@@ -429,6 +498,8 @@ def _document_title(document: Document, text: str, headings: list[Heading]) -> s
     titles = [_title_text(line) for line in raw]
     index, first_line = next(((i, line) for i, line in enumerate(titles) if line), (0, ""))
     following = raw[index + 1] if index + 1 < len(raw) else ""
+    if _CONTENTS.match(first_line):  # a table of contents opens the text: "CONTENTS" names no document
+        return _named_line(document, raw, titles, skip=first_line) or Path(document.id).name
     # an owner, a lead-in to a list, the first sentence of the text's prose, a field ("Author: Ben Collins
     # <...>") or a dated entry of a news file ("Apr 08, 2022: libarchive 3.6.1 released")
     if (_COPYRIGHT_LINE.match(first_line) or first_line.endswith(":") or _a_sentence(first_line, following)

@@ -81,15 +81,49 @@ def read_with_docling(path: Path, document_id: str) -> str:
 
 
 def _source(path: Path):  # noqa: ANN202 (a path, or Docling's DocumentStream)
-    """What Docling converts: the file, or an HTML page with its layout tables unwrapped."""
-    if path.suffix.lower() not in HTML_SUFFIXES:
+    """What Docling converts: the file, an HTML page with its layout tables unwrapped, or a Markdown file with its
+    HTML ``<pre>`` blocks made code fences."""
+    suffix = path.suffix.lower()
+    if suffix in MARKDOWN_SUFFIXES:
+        fenced = fence_pre_blocks(path.read_text(encoding="utf-8", errors="replace"))
+        return str(path) if fenced is None else _stream(path, fenced.encode("utf-8"))
+    if suffix not in HTML_SUFFIXES:
         return str(path)
     unwrapped = unwrap_layout_tables(path.read_bytes())
-    if unwrapped is None:
-        return str(path)
+    return str(path) if unwrapped is None else _stream(path, unwrapped)
+
+
+def _stream(path: Path, data: bytes):  # noqa: ANN202 (Docling's DocumentStream)
     from docling.datamodel.base_models import DocumentStream
 
-    return DocumentStream(name=path.name, stream=BytesIO(unwrapped))
+    return DocumentStream(name=path.name, stream=BytesIO(data))
+
+
+MARKDOWN_SUFFIXES = {".md", ".markdown"}
+_PRE_BLOCK = re.compile(r"^[ \t]{0,3}<pre\b[^>]*>(?P<body>.*?)</pre>[ \t]*$", re.IGNORECASE | re.DOTALL | re.MULTILINE)
+_INLINE_TAG = re.compile(r"</?[A-Za-z][^>]*>")
+
+
+def fence_pre_blocks(markdown: str) -> str | None:
+    """``markdown`` with each HTML ``<pre>`` block (outside code fences) made a fenced code block of its text (tags
+    dropped, entities decoded), or None when it has none. Docling passes such a block through as one paragraph, its
+    line breaks collapsed: a licence notice set in ``<pre>`` (W3C's) became 7 KB of one paragraph, its numbered
+    clauses and blank lines lost; as a fence its lines and paragraphs stay."""
+    import html
+
+    from ..core.markdown import fenced_spans, inside
+
+    fences = fenced_spans(markdown)
+    blocks = [m for m in _PRE_BLOCK.finditer(markdown) if not inside(fences, m.start())]
+    if not blocks:
+        return None
+    out, position = [], 0
+    for block in blocks:
+        body = html.unescape(_INLINE_TAG.sub("", block.group("body"))).strip("\n")
+        fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", body)), default=0))
+        out += [markdown[position:block.start()], f"{fence}\n{body}\n{fence}"]
+        position = block.end()
+    return "".join(out + [markdown[position:]])
 
 
 _TITLE_TAG = re.compile(rb"<title\b[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)

@@ -355,3 +355,14 @@ def test_a_list_item_holds_the_paragraphs_indented_to_its_text() -> None:
     assert lead_in.subunits[0].fulltext == "(a) I wrote it"
     assert lead_in.subunits[0].attributes["hierarchy"][:3] == ["Email", "* add a Signed-off-by line.", lead_in.topic]
     assert after.fulltext == "* Followed by the patch." and plain.fulltext == "Plain paragraph."
+
+
+def test_a_code_fence_is_one_block_blank_lines_and_all() -> None:
+    """A fenced example with blank lines in it (a ``<pre>`` block the loader made a fence: the W3C notice) is one
+    block: its parts are not paragraphs of the section."""
+    text = "# Setup\n\nRun the build.\n\n```\n# step one\nmake\n\n# step two\nmake install\n```\n\nDone.\n"
+    document = Document("setup.md", text)
+    units = build_units(document, GenericUnitParser().parse_document(document), "generic")
+    check_tree(document, units)
+    assert [u.fulltext for u in units[0].subunits] == [
+        "Run the build.", "```\n# step one\nmake\n\n# step two\nmake install\n```", "Done."]

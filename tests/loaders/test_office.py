@@ -11,7 +11,13 @@ import threading
 import pytest
 
 from right_rag_dagster.errors import DocumentRejected
-from right_rag_dagster.loaders.office import hidden_modules, html_title, read_with_docling, unwrap_layout_tables
+from right_rag_dagster.loaders.office import (
+    fence_pre_blocks,
+    hidden_modules,
+    html_title,
+    read_with_docling,
+    unwrap_layout_tables,
+)
 from tests.conftest import REPO_ROOT
 
 
@@ -45,6 +51,29 @@ def test_a_page_laid_out_in_tables_keeps_its_headings_and_paragraphs():
     loading = text.index("### Loading a module")
     assert "it will be invoked separately each time for each transformation." in text[loading:]
     assert "\n\nIt returns a pointer." not in text  # sentences of a paragraph stay together
+
+
+def test_a_pre_block_in_markdown_keeps_its_lines_and_paragraphs():
+    """The W3C notice Temurin ships (tests/fixtures/heldout32) sets its whole text in one ``<pre>`` block of a
+    Markdown file: passed through, it was one 7 KB paragraph with its ``<pre>`` tags; as a code fence its numbered
+    clauses stay paragraphs of their own."""
+    path = (REPO_ROOT / "tests" / "fixtures" / "heldout32" / "documents" / "w3c-intellectual-rights-notice.md").resolve()
+    text = read_with_docling(path, "w3c-intellectual-rights-notice.md")
+    assert "<pre>" not in text and "\n```\nCopyright © 1994-2002 W3C" in text
+    assert "\n\n4. Caches of W3C materials should comply" in text
+
+
+@pytest.mark.parametrize(("markdown", "fenced"), [
+    # tags inside dropped, entities decoded, a longer fence around a body that holds one
+    ("Intro\n\n<pre>$ getent hosts <i>foo</i>.local\na &amp; b</pre>\n\nAfter\n",
+     "Intro\n\n```\n$ getent hosts foo.local\na & b\n```\n\nAfter\n"),
+    ("<pre>\nrun ```x```\n</pre>\n", "````\nrun ```x```\n````\n"),
+    # a <pre> shown in a code fence is code, and a text without one is read as it is
+    ("```html\n<pre>x</pre>\n```\n", None),
+    ("No block here, only <pre>inline</pre> text.\n", None),
+])
+def test_pre_blocks_become_code_fences(markdown, fenced):
+    assert fence_pre_blocks(markdown) == fenced
 
 
 def test_the_title_tag_is_recorded_apart_from_the_text(tmp_path):

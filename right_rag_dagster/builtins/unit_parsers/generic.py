@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 
 from right_rag_dagster.core.faq import ANSWER, QUESTION, QUESTION_LINE
@@ -572,6 +573,11 @@ def _title_text(line: str) -> str:
     return line
 
 
+@lru_cache(maxsize=8)
+def _fences(text: str) -> list[tuple[int, int]]:
+    return fenced_spans(text)  # once per document: every section's blocks ask
+
+
 def _lines(text: str) -> list[tuple[int, int]]:
     spans, position = [], 0
     while position <= len(text):
@@ -630,8 +636,12 @@ def _question_line(text: str, start: int, end: int) -> bool:
 
 
 def _paragraphs(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The blank-line separated blocks of ``[start, end)``; a code fence is one block, blank lines and all."""
     blocks, position = [], start
+    fences = _fences(text)
     for match in _BLANK_RUN.finditer(text, start, end):
+        if inside(fences, match.start()):
+            continue
         blocks.append(_trim(text, position, match.start()))
         position = match.end()
     blocks.append(_trim(text, position, end))

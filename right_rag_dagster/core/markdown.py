@@ -21,7 +21,7 @@ def fenced_spans(text: str) -> list[tuple[int, int]]:
     opening: re.Match[str] | None = None
     for fence in _FENCE.finditer(text):
         if opening is None:
-            if _INFO.fullmatch(fence.group("info")):
+            if opens_fence(fence.group("info")):
                 opening = fence
         elif (fence.group("fence")[0] == opening.group("fence")[0]
               and len(fence.group("fence")) >= len(opening.group("fence")) and not fence.group("info").strip()):
@@ -30,6 +30,11 @@ def fenced_spans(text: str) -> list[tuple[int, int]]:
     if opening is not None:
         spans.append((opening.start(), len(text)))
     return spans
+
+
+def opens_fence(info: str) -> bool:
+    """True when a fence followed by ``info`` opens a code block: nothing, a language or a MyST directive."""
+    return bool(_INFO.fullmatch(info))
 
 
 def inside(spans: list[tuple[int, int]], offset: int) -> bool:

@@ -12,6 +12,7 @@ from functools import lru_cache
 from io import BytesIO
 from pathlib import Path
 
+from ..core.markdown import fenced_spans, inside, opens_fence
 from ..errors import DocumentRejected
 
 DOCLING_SUFFIXES = {".docx", ".html", ".htm", ".xhtml", ".md", ".markdown", ".pptx", ".xlsx"}
@@ -77,7 +78,32 @@ def read_with_docling(path: Path, document_id: str) -> str:
         raise
     except Exception as exc:
         raise DocumentRejected(document_id, f"Docling could not convert it: {type(exc).__name__}: {exc}") from exc
-    return result.document.export_to_markdown(escape_html=False, escape_underscores=False)
+    return unglue_fences(result.document.export_to_markdown(escape_html=False, escape_underscores=False))
+
+
+_FENCE_LINE = re.compile(r"^(?P<indent>[ \t]{0,3})(?P<fence>`{3,}|~{3,})(?P<rest>.*)$")
+
+
+def unglue_fences(markdown: str) -> str:
+    """``markdown`` with each code fence that Docling glued to the text after it (a code block in a list item:
+    "```Python2 still depends upon the `chardet` module.") closed on a line of its own. Left glued, the fence never
+    closes (no closing fence carries text), and every heading after it was read as code: Requests' history lost its
+    last 130 releases' headings."""
+    lines = markdown.split("\n")
+    opening: re.Match[str] | None = None
+    for index, line in enumerate(lines):
+        fence = _FENCE_LINE.match(line)
+        if fence is None:
+            continue
+        if opening is None:
+            opening = fence if opens_fence(fence.group("rest")) else None
+        elif (fence.group("fence")[0] == opening.group("fence")[0]
+              and len(fence.group("fence")) >= len(opening.group("fence"))):
+            rest = fence.group("rest")
+            if rest.strip():
+                lines[index] = f"{fence.group('indent')}{fence.group('fence')}\n{rest.lstrip()}"
+            opening = None
+    return "\n".join(lines)
 
 
 def _source(path: Path):  # noqa: ANN202 (a path, or Docling's DocumentStream)
@@ -110,8 +136,6 @@ def fence_pre_blocks(markdown: str) -> str | None:
     line breaks collapsed: a licence notice set in ``<pre>`` (W3C's) became 7 KB of one paragraph, its numbered
     clauses and blank lines lost; as a fence its lines and paragraphs stay."""
     import html
-
-    from ..core.markdown import fenced_spans, inside
 
     fences = fenced_spans(markdown)
     blocks = [m for m in _PRE_BLOCK.finditer(markdown) if not inside(fences, m.start())]

@@ -10,12 +10,14 @@ import threading
 
 import pytest
 
+from right_rag_dagster.core.markdown import fenced_spans, inside
 from right_rag_dagster.errors import DocumentRejected
 from right_rag_dagster.loaders.office import (
     fence_pre_blocks,
     hidden_modules,
     html_title,
     read_with_docling,
+    unglue_fences,
     unwrap_layout_tables,
 )
 from tests.conftest import REPO_ROOT
@@ -74,6 +76,26 @@ def test_a_pre_block_in_markdown_keeps_its_lines_and_paragraphs():
 ])
 def test_pre_blocks_become_code_fences(markdown, fenced):
     assert fence_pre_blocks(markdown) == fenced
+
+
+def test_a_code_block_in_a_list_item_closes_before_the_next_release():
+    """Docling writes a code block inside a list item with its closing fence glued to the text after it
+    ("```Python2 still depends ..."): no closing fence carries text, so the block never closed and Requests' history
+    (tests/fixtures/heldout32) read its last 130 releases as code, their headings lost."""
+    path = (REPO_ROOT / "tests" / "fixtures" / "heldout32" / "documents" / "requests-HISTORY.md").resolve()
+    text = read_with_docling(path, "requests-HISTORY.md")
+    assert '\n```\nPython2 still depends upon the `chardet` module.' in text
+    assert not inside(fenced_spans(text), text.index("## 2.25.1 (2020-12-16)"))
+
+
+@pytest.mark.parametrize(("markdown", "unglued"), [
+    ("- item:\n```\npip install x\n```Then more.\n## Next\n", "- item:\n```\npip install x\n```\nThen more.\n## Next\n"),
+    ("```sh\nls\n```\n\nText ```not a fence```\n", "```sh\nls\n```\n\nText ```not a fence```\n"),
+    # a line that opens no fence (text after it that no language is) is left as it is
+    ("```Just text `with` ticks\nmore\n```\n", "```Just text `with` ticks\nmore\n```\n"),
+])
+def test_glued_closing_fences_are_unglued(markdown, unglued):
+    assert unglue_fences(markdown) == unglued
 
 
 def test_the_title_tag_is_recorded_apart_from_the_text(tmp_path):

@@ -149,7 +149,7 @@ def find_headings(text: str) -> list[Heading]:
         elif line == stripped and (_LABEL.match(stripped) or _CAPS.match(stripped) and " " in stripped):
             found.append(Heading(start, end, stripped.rstrip(":"), "label" if stripped.endswith(":") else "caps"))
     found += _entries(text, lines, rules, {h.start for h in found})
-    fences = fenced_spans(text)  # a "# comment" in a code block is no heading
+    fences = _fences(text)  # a "# comment" in a code block is no heading
     found = sorted(found + _listed(text, lines, {h.start for h in found}), key=lambda h: h.start)
     return [heading for heading in found if not inside(fences, heading.start)]
 
@@ -208,20 +208,20 @@ def _standing(text: str, lines: list[tuple[int, int]], table: _Contents, taken: 
     depth = table.depth
     levels = {indent: rank for rank, indent in enumerate(sorted(set(depth.values())))}
     found, unlisted = [], []
+    all_flush = True  # every listed heading flush left over an indented body
     for i in range(table.stop, len(lines)):
         start, end = lines[i]
         title = text[start:end].strip()
         if start in taken or not _alone(text, lines, i):
             continue
+        flush = text[start:end] == text[start:end].lstrip() and _body_indented(text, lines, i)
         if title in depth:
             found.append(Heading(start + len(text[start:end]) - len(text[start:end].lstrip()), end,
                                  title.rstrip("."), f"listed{levels[depth[title]]}"))
-        elif text[start:end] == title and _flush_title(title) and _body_indented(text, lines, i):
+            all_flush = all_flush and flush
+        elif flush and text[start:end] == title and _flush_title(title):
             unlisted.append(Heading(start, end, title, "listed0"))
-    if found and all(text[h.start - 1:h.start] in ("", "\n") and _body_indented(text, lines, _index(lines, h.start))
-                     for h in found):
-        found = sorted(found + unlisted, key=lambda h: h.start)
-    return found
+    return sorted(found + unlisted, key=lambda h: h.start) if found and all_flush else found
 
 
 _FLUSH_TITLE = re.compile(r"^[A-Z][\w&'/() -]{0,58}[\w)]$")
@@ -240,10 +240,6 @@ def _body_indented(text: str, lines: list[tuple[int, int]], i: int) -> bool:
     """The first line with text after line ``i`` is indented."""
     after = next((text[slice(*lines[j])] for j in range(i + 1, len(lines)) if text[slice(*lines[j])].strip()), "")
     return after[:1] in (" ", "\t")
-
-
-def _index(lines: list[tuple[int, int]], start: int) -> int:
-    return next(i for i, (first, end) in enumerate(lines) if first <= start <= end)
 
 
 def _short_underline(title: str, below: str, text: str, lines: list[tuple[int, int]], index: int) -> bool:
@@ -445,8 +441,8 @@ _LIST_ITEM = re.compile(r"[ \t]*(?:(?P<bullet>[-*•+])|\(?(?:(?P<digit>\d{1,2})
 
 def _item_column(text: str, start: int) -> int | None:
     """The column at which the text of the list item at ``start`` begins (tabs every 8), or None: no item there."""
-    line_start = text.rfind("\n", 0, start) + 1
-    line = text[line_start:text.find("\n", start) if "\n" in text[start:] else len(text)]
+    line_start, line_end = text.rfind("\n", 0, start) + 1, text.find("\n", start)
+    line = text[line_start:line_end if line_end >= 0 else len(text)]
     match = _LIST_ITEM.match(line)
     return len(line[:match.end() - 1].expandtabs(8)) if match and match.lastgroup in ("bullet", "digit") else None
 
@@ -575,7 +571,7 @@ def _title_text(line: str) -> str:
 
 @lru_cache(maxsize=8)
 def _fences(text: str) -> list[tuple[int, int]]:
-    return fenced_spans(text)  # once per document: every section's blocks ask
+    return fenced_spans(text)  # once per document: the headings and every section's blocks ask
 
 
 def _lines(text: str) -> list[tuple[int, int]]:

@@ -5,7 +5,8 @@ DuckDB's fts tokenizer keeps only ``a-z`` runs, which loses section numbers (``4
 Thai runs are segmented with PyThaiNLP's dictionary segmenter (``newmm``), Thai digits become ASCII digits,
 Chinese and Japanese runs give character bigrams, plus, in texts that are mostly CJK, the words of dictionaries
 shipped in their packages (``cjk.py``: jieba, Janome), compounds keep their whole form and add their parts
-(``deb_build_options deb build options``), dotted numbers add their parents (``4.9.1 4.9``), a one-letter option
+(``deb_build_options deb build options``), dotted numbers add their parents (``4.9.1 4.9``), a number glued to
+its unit adds both (``4gb 4 gb``), a one-letter option
 keeps its dash (``-D`` is ``-d``), a version written ``v9`` adds its number (``v9 9``: "version 9" asks for it),
 British spellings become American ones (``spelling.py``: "licence" is ``license``). fts then only stems (Porter)
 and drops English stopwords.
@@ -20,7 +21,7 @@ from functools import lru_cache
 from .cjk import CJK_RANGES, cjk_words, has_kana, mostly_cjk
 from .spelling import american
 
-TOKENIZER_VERSION = "rr-tok-6"
+TOKENIZER_VERSION = "rr-tok-7"
 """Part of every BM25 index's identity: change it when tokens change, so indexes are rebuilt."""
 
 _THAI_DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙", "0123456789")
@@ -32,6 +33,10 @@ an English stopword, so "the new -D option" lost the one word that says which.""
 _PARTS = re.compile(r"[._\-/:+@]")
 _DOTTED_NUMBER = re.compile(r"\d+(?:\.\d+)+")
 _VERSION = re.compile(r"v(\d+(?:\.\d+)*)")
+_GLUED = re.compile(r"(\d+)(?!st$|nd$|rd$|th$)([a-z]{2,})")
+"""A number glued to its unit (``4gb``, ``44100hz``, ``64bit``): users write both ``4 GB`` and ``4GB``. Ordinals
+(``21st``) stay whole, and so do names that end in a number (``liblcms2``, ``python3``: measured, splitting them
+lost more than it found)."""
 
 
 def tokenize(text: str) -> list[str]:
@@ -68,11 +73,17 @@ def _word_tokens(word: str) -> tuple[str, ...]:
     if (version := _VERSION.fullmatch(word)) is not None:
         return (word, *_word_tokens(version.group(1)))
     if _PARTS.search(word) is None:
-        return (american(word),)
+        return (american(word), *_glued(word))
     if _DOTTED_NUMBER.fullmatch(word):
         parts = word.split(".")
         return tuple(".".join(parts[:n]) for n in range(len(parts), 1, -1))
-    return (word, *(american(part) for part in _PARTS.split(word) if part))
+    return (word, *(token for part in _PARTS.split(word) if part for token in (american(part), *_glued(part))))
+
+
+def _glued(word: str) -> tuple[str, ...]:
+    """A glued number's two parts (``4gb`` gives ``4 gb``), else nothing."""
+    match = _GLUED.fullmatch(word)
+    return match.groups() if match else ()
 
 
 def _strip_accents(word: str) -> str:

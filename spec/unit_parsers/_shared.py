@@ -315,6 +315,14 @@ class DocumentInfo:
     parser: str
 
 
+def labelled(title: str, version: str | None) -> str:
+    """The title with its version (``"Foo, Version 2.1"``), or the title alone when it already names that version
+    ("Kerberos Version 5, Release 1.20" is not labelled again with "Release 1.20", which every chunk would repeat)."""
+    if not version or " ".join(version.split()).casefold() in " ".join(title.split()).casefold():
+        return title
+    return f"{title}, {version}"
+
+
 def to_parsed(document: Document, info: DocumentInfo, node: Node, parent_path: tuple[str, ...] = ()) -> ParsedUnit:
     """Convert a ``Node`` tree into ``ParsedUnit``s with the standard attributes (type, role, path, pages)."""
     path = (*parent_path, node.topic)

@@ -35,9 +35,11 @@ H = load_helper(__file__, "_shared.py")
 
 MIN_VERSIONS = 3
 _UNDERLINE = re.compile(r"^([=*\-~^#])\1{2,}[ \t]*$")
-_VERSION = re.compile(r"\bVersion\s+(?P<v>\d+(?:\.\d+)+)", re.I)
+_VERSION = re.compile(r"\b(?:Version|Revision|Release)\s+(?P<v>\d+(?:\.\d+)+(?:[a-z]+\d*)?)\b", re.I)
+"""A heading that names a release: "Version 4.6.2", "Revision 0.6.1, released 10-09-2024" (pyasn1), "Release 2.1"."""
 _NUMBERING = re.compile(r"^(?P<num>\d+(?:\.\d+)*)\.?\s+(?P<title>.+)$")
 _RELEASED = re.compile(r"^Released\s+(?P<date>.+?)\.?\s*$")
+_RELEASED_IN_HEADING = re.compile(r",\s*released\s+(?P<date>.+?)\.?\s*$", re.I)
 _BULLET = re.compile(r"^[*\-+]\s+")
 _SECTION_REF = re.compile(r"\b\d+(?:\.\d+)+\b|\b\d+\b")
 
@@ -135,7 +137,7 @@ def _section(text: str, heading: _Heading, region_end: int, title: str, seen: di
         return H.Node(key, name, start, end, "section", role=role, attributes=attributes)
     release = version.group("v")
     first_line = text[heading.end:end].strip().split("\n", 1)[0]
-    released = _RELEASED.match(first_line)
+    released = _RELEASED_IN_HEADING.search(heading.text) or _RELEASED.match(first_line)
     attributes.update(version=release, **({"released": released.group("date")} if released else {}))
     temporal = f"{title} {release}" + (f" (released {released.group('date')})" if released else "")
     node = H.Node(H.unique_key(release, seen), f"Version {release}", start, end, "version",

@@ -72,7 +72,7 @@ class InfoManualParser(UnitParser):
             H.leaf_roles(text, node)
         title = top_title or document.id.rsplit("/", 1)[-1].removesuffix(".info")
         version = _VERSION.search(text, 0, ends[0])  # the preamble and the Top node
-        info = H.DocumentInfo(title=title, label=f"{title}, version {version.group('version')}" if version else title,
+        info = H.DocumentInfo(title=title, label=H.labelled(title, version and f"version {version.group('version')}"),
                               parser=self.parser_name)
         return [H.to_parsed(document, info, node) for node in nodes]
 

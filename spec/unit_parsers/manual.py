@@ -91,7 +91,7 @@ def _document_info(document: Document, layout, parser: str):
         document.id)
     head = document.text[: document.page_starts[2] if len(document.page_starts) > 2 else 4000]
     version = _VERSION.search(head)
-    label = f"{first}, {version.group(0)}" if version else first
+    label = H.labelled(first, version and version.group(0))
     return H.DocumentInfo(title=first, label=label, parser=parser)
 
 

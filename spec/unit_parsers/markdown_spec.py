@@ -88,7 +88,7 @@ class MarkdownSpecParser(UnitParser):
             # ("Corepack | Node.js v20.20.2 Documentation"), or only the page ("Library internals")
             title = recorded if _words(title) <= _words(recorded) else f"{page} — {title}"
         version = _VERSION.search(text, 0, numbered[0][0].start()) if first >= 0 else None
-        info = H.DocumentInfo(title=title, label=f"{title}, {version.group(0)}" if version else title,
+        info = H.DocumentInfo(title=title, label=H.labelled(title, version and version.group(0)),
                               parser=self.parser_name)
         nodes = _front_matter(text, numbered[0][0].start()) + _sections(text, numbered)
         return [H.to_parsed(document, info, node) for node in nodes]

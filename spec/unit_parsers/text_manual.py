@@ -33,7 +33,7 @@ _SPACE = r"[ \t\u00a0]+"
 _NUMBERED = re.compile(rf"^(?P<prefix>(?:Chapter|CHAPTER|Appendix|APPENDIX){_SPACE})?(?P<num>\d{{1,3}}(?:\.\d{{1,3}})*)"
                        rf"\.?{_SPACE}(?P<title>[A-Z/\"'“(`].*)$")
 _UNDERLINE = re.compile(r"^([=*\-~^#+])\1{2,}$")
-_VERSION_HEADING = re.compile(r"\bVersion\s+\d+(?:\.\d+)+", re.I)
+_VERSION_HEADING = re.compile(r"\b(?:Version|Revision|Release)\s+\d+(?:\.\d+)+", re.I)
 _VERSION = re.compile(r"\b(?:[Vv]ersion|Release|Revision)\s+\d[\w.]*\w")
 _MAX_TITLE_WORDS = 12
 _TITLE_LOOKAHEAD = 40
@@ -102,7 +102,7 @@ class TextManualParser(UnitParser):
         body = [h for h in headings if h is not title_heading]
         title = _rst_plain(title_heading.title) if title_heading else _title_line(text, body[0].start, document.id)
         version = _VERSION.search(text, 0, body[0].start)
-        info = H.DocumentInfo(title=title, label=f"{title}, {version.group(0)}" if version else title,
+        info = H.DocumentInfo(title=title, label=H.labelled(title, version and version.group(0)),
                               parser=self.parser_name)
         nodes = _front_matter(text, body[0].start, title, title_heading)
         nodes += _sections(text, body)

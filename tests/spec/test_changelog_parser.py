@@ -174,3 +174,20 @@ def test_release_headers_that_name_the_program_and_its_version(parse, spec_regis
     mixed = "Foo 1.2\n\nA fix.\n\nBar 1.1\n\nA fix.\n\nBaz 1.0\n\nFirst.\n"
     assert not parser.parser_can_handle_document(Document("NEWS", mixed))
     assert parser.parser_can_handle_document(Document("NEWS", mixed.replace("Bar", "Foo").replace("Baz", "Foo")))
+
+
+PYASN1_CHANGES = REPO_ROOT / "tests" / "fixtures" / "heldout33" / "documents" / "pyasn1-CHANGES.rst"
+
+
+def test_revision_headings_make_a_change_log(parse, spec_registry) -> None:
+    """pyasn1's change log heads each release "Revision 0.6.1, released 10-09-2024" over dashes: the text-manual
+    parser took it for a manual titled by its first release, which every chunk's header then repeated (heldout33)."""
+    document, units = parse("policy-changelog", PYASN1_CHANGES)
+    check_tree(document, units)
+    assert compute_coverage(len(document.text), units).coverage_percent >= 95
+    assert not spec_registry.create("unit_parsers", "text-manual").parser_can_handle_document(document)
+    assert units[0].attributes["document_title"] == "pyasn1-CHANGES" and units[0].topic == "Version 0.6.1"
+    assert units[0].attributes["released"] == "10-09-2024" and "10-09-2024" in units[0].subunits[0].temporal_topic
+    assert [u.topic for u in units[-3:]] == ["Version 0.0.3a", "Version 0.0.2a", "Version 0.0.1a"]
+    streaming = next(u for u in walk_units(units) if "StreamingDecoder" in u.raw_text and not u.subunits)
+    assert streaming.attributes["unit_type"] == "change" and "0.5.0" in streaming.temporal_topic

@@ -213,3 +213,12 @@ def test_a_wrapped_sentence_is_no_title(parse) -> None:
                          "validate pyproject NOTICE")):
         _, units = parse("text-manual", path)
         assert units[0].attributes["document_title"] == title
+
+
+def test_a_title_that_names_its_version_is_not_labelled_with_it_again(parse) -> None:
+    """Kerberos' release notes open "Kerberos Version 5, Release 1.20": the label every chunk's header carries read
+    "Kerberos Version 5, Release 1.20, Release 1.20" (heldout33); a title without its version still gets it."""
+    _, units = parse("text-manual", REPO_ROOT / "tests" / "fixtures" / "heldout33" / "documents" / "krb5-README.txt")
+    assert units[0].attributes["document_label"] == "Kerberos Version 5, Release 1.20"
+    _, units = parse("manual", REPO_ROOT / "tests" / "spec" / "fixtures" / "families" / "bzip2-manual.pdf")
+    assert units[0].attributes["document_label"] == "bzip2 and libbzip2, version 1.0.8"

@@ -18,31 +18,31 @@ plugin's output, so they are neither followed nor hashed, and an edit to them re
 
 
 def code_version(paths: Iterable[Path], package: Path = PACKAGE) -> str:
-    """The version of the code that ``paths`` run: a hash of them and of the modules of ``package`` they import."""
-    return _sources_version(package_sources(paths, package), package)
+    """The version of the code that ``paths`` run: a hash of them and of the modules of ``package`` they import,
+    each module of ``package`` named by its place in it (the same on every machine), any other file by its name."""
+    root = package.resolve()
+    parts = {(p.relative_to(root.parent).as_posix() if p.is_relative_to(root) else p.name): digest
+             for p, digest in _digests(paths, root).items()}
+    return stable_hash(parts)[:16]
 
 
 def package_sources(paths: Iterable[Path], package: Path = PACKAGE) -> list[Path]:
     """``paths`` and every module of ``package`` they import, directly or through those modules (imports inside
     functions too), sorted. Modules of other packages are not followed: their version is the installed one's."""
-    seen: set[Path] = set()
+    return sorted(_digests(paths, package.resolve()))
+
+
+def _digests(paths: Iterable[Path], package: Path) -> dict[Path, str]:
+    """The content hash of each of ``paths`` and of the modules of ``package`` they import, each file read once."""
+    digests: dict[Path, str] = {}
     todo = [Path(path).resolve() for path in paths]
     while todo:
         current = todo.pop()
-        if current in seen:
+        if current in digests:
             continue
-        seen.add(current)
-        todo.extend(found for found in _imported(current, package.resolve()) if found not in seen)
-    return sorted(seen)
-
-
-def _sources_version(paths: list[Path], package: Path = PACKAGE) -> str:
-    """A hash of the files' contents, each module of ``package`` named by its place in it (the same on every
-    machine), any other file by its name."""
-    root = package.resolve()
-    parts = {(p.relative_to(root.parent).as_posix() if p.is_relative_to(root) else p.name): file_hash(p)
-             for p in paths}
-    return stable_hash(parts)[:16]
+        digests[current] = file_hash(current)
+        todo.extend(found for found in _imported(current, digests[current], package) if found not in digests)
+    return digests
 
 
 @cache
@@ -63,12 +63,12 @@ def _parsed(path: Path, digest: str) -> tuple[tuple[int, str, tuple[str, ...]], 
     return tuple(found)
 
 
-def _imported(path: Path, package: Path) -> list[Path]:
+def _imported(path: Path, digest: str, package: Path) -> list[Path]:
     """The files of ``package`` that ``path``'s import statements name (a module, or a package's ``__init__``)."""
     inside = path.is_relative_to(package)
     here = list(path.relative_to(package.parent).parent.parts) if inside else []
     files = []
-    for level, module, names in _parsed(path, file_hash(path)):
+    for level, module, names in _parsed(path, digest):
         if level:
             if not inside or level > len(here):
                 continue  # a relative import of a file outside the package (a spec plugin's folder)

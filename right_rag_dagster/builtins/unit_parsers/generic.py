@@ -214,12 +214,12 @@ def _standing(text: str, lines: list[tuple[int, int]], table: _Contents, taken: 
         title = text[start:end].strip()
         if start in taken or not _alone(text, lines, i):
             continue
-        flush = text[start:end] == text[start:end].lstrip() and _body_indented(text, lines, i)
+        line = text[start:end]
         if title in depth:
-            found.append(Heading(start + len(text[start:end]) - len(text[start:end].lstrip()), end,
-                                 title.rstrip("."), f"listed{levels[depth[title]]}"))
-            all_flush = all_flush and flush
-        elif flush and text[start:end] == title and _flush_title(title):
+            found.append(Heading(start + len(line) - len(line.lstrip()), end, title.rstrip("."),
+                                 f"listed{levels[depth[title]]}"))
+            all_flush = all_flush and line == line.lstrip() and _body_indented(text, lines, i)
+        elif line == title and _flush_title(title) and _body_indented(text, lines, i):
             unlisted.append(Heading(start, end, title, "listed0"))
     return sorted(found + unlisted, key=lambda h: h.start) if found and all_flush else found
 

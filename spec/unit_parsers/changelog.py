@@ -35,8 +35,6 @@ H = load_helper(__file__, "_shared.py")
 
 MIN_VERSIONS = 3
 _UNDERLINE = re.compile(r"^([=*\-~^#])\1{2,}[ \t]*$")
-_VERSION = re.compile(r"\b(?:Version|Revision|Release)\s+(?P<v>\d+(?:\.\d+)+(?:[a-z]+\d*)?)\b", re.I)
-"""A heading that names a release: "Version 4.6.2", "Revision 0.6.1, released 10-09-2024" (pyasn1), "Release 2.1"."""
 _NUMBERING = re.compile(r"^(?P<num>\d+(?:\.\d+)*)\.?\s+(?P<title>.+)$")
 _RELEASED = re.compile(r"^Released\s+(?P<date>.+?)\.?\s*$")
 _RELEASED_IN_HEADING = re.compile(r",\s*released\s+(?P<date>.+?)\.?\s*$", re.I)
@@ -80,7 +78,7 @@ class ChangelogParser(UnitParser):
         headings = _headings(text)
         if not _underlined_log(headings) and (releases := H.release_headers(text)):
             return _release_notes(document, releases, self.parser_name)
-        versions = [h for h in headings if _VERSION.search(h.text)]
+        versions = [h for h in headings if H.RELEASE_HEADING.search(h.text)]
         if len(versions) < MIN_VERSIONS:
             raise DocumentRejected(document.id, f"change log with {len(versions)} underlined 'Version X.Y' headings "
                                                 f"(need {MIN_VERSIONS}); no release structure to parse")
@@ -102,7 +100,7 @@ class ChangelogParser(UnitParser):
 def _underlined_log(headings: list[_Heading]) -> bool:
     """At least ``MIN_VERSIONS`` underlined headings name a version, and they are at least half of them (else a manual
     with a change-log part, as policy.txt)."""
-    versions = sum(1 for h in headings if _VERSION.search(h.text))
+    versions = sum(1 for h in headings if H.RELEASE_HEADING.search(h.text))
     return versions >= MIN_VERSIONS and versions * 2 >= len(headings)
 
 
@@ -125,7 +123,7 @@ def _strip_numbering(heading: str) -> str:
 def _section(text: str, heading: _Heading, region_end: int, title: str, seen: dict[str, int]):
     """A version section with its change entries, or a plain section (a leaf)."""
     numbering = _NUMBERING.match(heading.text)
-    version = _VERSION.search(heading.text)
+    version = H.RELEASE_HEADING.search(heading.text)
     start, end = H.trim(text, heading.start, region_end)
     attributes = {"heading": text[heading.start:heading.end].strip()}
     if numbering:

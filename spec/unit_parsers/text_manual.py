@@ -33,7 +33,6 @@ _SPACE = r"[ \t\u00a0]+"
 _NUMBERED = re.compile(rf"^(?P<prefix>(?:Chapter|CHAPTER|Appendix|APPENDIX){_SPACE})?(?P<num>\d{{1,3}}(?:\.\d{{1,3}})*)"
                        rf"\.?{_SPACE}(?P<title>[A-Z/\"'“(`].*)$")
 _UNDERLINE = re.compile(r"^([=*\-~^#+])\1{2,}$")
-_VERSION_HEADING = re.compile(r"\b(?:Version|Revision|Release)\s+\d+(?:\.\d+)+", re.I)
 _VERSION = re.compile(r"\b(?:[Vv]ersion|Release|Revision)\s+\d[\w.]*\w")
 _MAX_TITLE_WORDS = 12
 _TITLE_LOOKAHEAD = 40
@@ -167,7 +166,7 @@ def _structure_problem(headings: list[_Heading]) -> str | None:
     """Why the headings do not make a manual (too few, or a change log's version headings), else None."""
     numbered = sum(1 for h in headings if h.numbering)
     underlined = sum(1 for h in headings if h.mark)
-    versions = sum(1 for h in headings if _VERSION_HEADING.search(h.title))
+    versions = sum(1 for h in headings if H.RELEASE_HEADING.search(h.title))
     if versions >= MIN_UNDERLINED and versions * 2 >= len(headings):
         return f"{versions} of {len(headings)} headings name a version: a change log, not a manual"
     if numbered < MIN_NUMBERED and underlined < MIN_UNDERLINED:

@@ -366,3 +366,44 @@ def test_a_code_fence_is_one_block_blank_lines_and_all() -> None:
     check_tree(document, units)
     assert [u.fulltext for u in units[0].subunits] == [
         "Run the build.", "```\n# step one\nmake\n\n# step two\nmake install\n```", "Done."]
+
+
+def test_numbered_items_that_fit_on_one_line_stay_items_of_their_list() -> None:
+    """bash's COMPAT numbers 67 items under hanging indents; items 25 and 26 fit on one line and stand alone, and
+    were read as the first numbered headings: items 27 to 67 became their children."""
+    units = _parse(TESTS / "fixtures" / "heldout34" / "documents" / "bash-COMPAT.txt")
+    (root, *others) = units
+    items = [unit.fulltext.split(".")[0] for unit in root.subunits if unit.fulltext[:1].isdigit()]
+    assert items == [str(n) for n in range(1, 68)]  # each item a unit of the list, in order, none nested
+    assert [unit.topic for unit in others] == ["Shell Compatibility Level"]
+
+
+@pytest.mark.parametrize(("text", "headings"), [
+    ("Intro\n=====\n\n1. One item\n   runs on\n\n2. Two fits\n\n3. Three fits\n\n4. Four item\n   runs on\n",
+     ["Intro"]),
+    ("Title here\n\n1. Introduction\nThe text.\n\n2. Usage\n\nMore text.\n\n3. Options\n\nText.\n",
+     ["2. Usage", "3. Options"]),  # "1." runs into its text without a hanging indent: a heading in another style
+])
+def test_a_first_numbered_heading_is_no_item_of_a_list_above_it(text: str, headings: list[str]) -> None:
+    from right_rag_dagster.builtins.unit_parsers.generic import find_headings
+
+    assert [h.title for h in find_headings(text)] == headings
+
+
+def test_one_word_capital_headings_where_the_document_heads_its_sections_in_capitals() -> None:
+    units = _parse(TESTS / "fixtures" / "heldout34" / "documents" / "libjpeg-usage.txt")
+    top = [unit.topic for unit in units[-1].subunits if "¶" not in unit.topic]
+    assert top[:2] == ["INTRODUCTION", "GENERAL USAGE"] and "JPEGTRAN" in top
+    jpegtran = next(unit for unit in units[-1].subunits if unit.topic == "JPEGTRAN")
+    assert "jpegtran performs various useful transformations" in jpegtran.fulltext
+
+
+@pytest.mark.parametrize(("text", "headings"), [
+    ("GENERAL USAGE\n\nText.\n\nMORE DETAILS\n\nText.\n\nNOTE\n\nText.\n\nLAST WORDS HERE\n\nText.\n",
+     ["GENERAL USAGE", "MORE DETAILS", "NOTE", "LAST WORDS HERE"]),
+    ("Intro\n=====\n\nNOTE\n\nText.\n\nGENERAL USAGE\n\nText.\n", ["Intro", "GENERAL USAGE"]),
+])
+def test_a_one_word_capital_line_heads_a_section_only_among_capital_headings(text: str, headings: list[str]) -> None:
+    from right_rag_dagster.builtins.unit_parsers.generic import find_headings
+
+    assert [h.title for h in find_headings(text)] == headings

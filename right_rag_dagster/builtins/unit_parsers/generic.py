@@ -28,6 +28,7 @@ from right_rag_dagster.core.model import Document, ParsedUnit
 from right_rag_dagster.core.restructuredtext import only_comments
 
 MAX_HEADING = 100
+MIN_CAPS = 3  # headings of several capitalised words that make one-word ones headings too
 _ATX = re.compile(r"^(#{1,6})[ \t]+(\S.*?)[ \t#]*$")
 _UNDERLINE = re.compile(r"^([=\-~^*#+])\1{2,}$")
 _SHORT_UNDERLINE = re.compile(r"^([=-])\1+$")
@@ -142,13 +143,14 @@ def find_headings(text: str) -> list[Heading]:
         elif (numbered and (numbered.group("prefix") or line == stripped) and not stripped.endswith((",", ";"))
               and not _DATE.match(stripped)):
             numbers = tuple(int(part) for part in numbered.group("num").split("."))
-            if _follows(previous_number, numbers):
+            if _follows(previous_number, numbers) and not (previous_number is None and _listed_before(text, start, numbers)):
                 previous_number = numbers
                 found.append(Heading(start + len(line) - len(line.lstrip()), end, stripped, f"num{len(numbers)}",
                                      numbered.group("num")))
         elif line == stripped and (_LABEL.match(stripped) or _CAPS.match(stripped) and " " in stripped):
             found.append(Heading(start, end, stripped.rstrip(":"), "label" if stripped.endswith(":") else "caps"))
     found += _entries(text, lines, rules, {h.start for h in found})
+    found += _one_word_caps(text, lines, found)
     fences = _fences(text)  # a "# comment" in a code block is no heading
     found = sorted(found + _listed(text, lines, {h.start for h in found}), key=lambda h: h.start)
     return [heading for heading in found if not inside(fences, heading.start)]
@@ -308,6 +310,33 @@ def _roman(value: int) -> str:
         while value >= number:
             out, value = out + letters, value - number
     return out
+
+
+def _listed_before(text: str, start: int, numbers: tuple[int, ...]) -> bool:
+    """Whether a first numbered heading (``26.``) continues a numbered list above it: the items before it open lines
+    there, back to one whose text runs on under a hanging indent (bash's COMPAT: items 25 and 26 of 67 fit on one
+    line, 24 does not). Then it is one item of that list, no section."""
+    if len(numbers) > 1:
+        return False
+    for number in range(numbers[0] - 1, 0, -1):
+        items = list(re.finditer(rf"(?m)^([ \t]*){number}\.[ \t].*\n([ \t]*)(\S)?", text[:start]))
+        if not items:
+            return False
+        if any(item.group(3) and len(item.group(2)) > len(item.group(1)) for item in items):
+            return True
+    return False
+
+
+def _one_word_caps(text: str, lines: list[tuple[int, int]], found: list[Heading]) -> list[Heading]:
+    """Lines of one capitalised word standing alone and flush left ("INTRODUCTION", "JPEGTRAN"), where at least
+    ``MIN_CAPS`` headings of several capitalised words stand so: then the document heads its sections in capitals
+    and the one-word lines are headings too (a lone "NOTE" in a document of other headings stays text)."""
+    if sum(h.style == "caps" for h in found) < MIN_CAPS:
+        return []
+    taken = {h.start for h in found}
+    return [Heading(start, end, text[start:end], "caps") for i, (start, end) in enumerate(lines)
+            if start not in taken and 0 < i and _alone(text, lines, i) and _CAPS.match(text[start:end])
+            and " " not in text[start:end]]
 
 
 def _follows(previous: tuple[int, ...] | None, numbers: tuple[int, ...]) -> bool:

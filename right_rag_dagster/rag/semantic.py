@@ -15,6 +15,8 @@ the retriever's order did (docs/evaluation.md, "A reranker that reads meaning").
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
@@ -34,6 +36,11 @@ MAX_SENTENCES = 40
 """Sentences of one passage that are embedded (its first ones): a passage of a long list is not read whole."""
 MAX_SENTENCE_CHARS = 1_000
 """A longer "sentence" (a list without stops) is embedded by its start: the model reads 256 tokens at most."""
+CACHED_VECTORS = 20_000
+"""Vectors of passages and sentences kept in this process (about 30 MB at MiniLM's 384 dimensions): the questions of
+one evaluation, and each question under every retriever compared, read many of the same passages."""
+_cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+_cache_lock = threading.Lock()  # the playground answers in threads
 
 
 def semantic_embedder(configured: Embedder | None) -> Embedder:
@@ -69,13 +76,22 @@ def features(question: str, hits: Sequence[Hit], store: Store | None, embedder: 
 
 
 def _embed(embedder: Embedder, texts: list[str]) -> np.ndarray:
-    """``embedder.embed(texts)``, embedded shortest first: a batch is padded to its longest text, and a question's
+    """``embedder.embed(texts)``, from this process's cache where it holds them (least recently used dropped past
+    ``CACHED_VECTORS``); the rest embedded shortest first: a batch is padded to its longest text, and a question's
     sentences are a tenth of its passages' length."""
-    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-    vectors = embedder.embed([texts[i] for i in order])
-    placed = np.empty_like(vectors)
-    placed[order] = vectors
-    return placed
+    model = embedder.identity
+    with _cache_lock:
+        known = {text: _cache[model, text] for text in texts if (model, text) in _cache}
+    missing = sorted(set(texts) - known.keys(), key=lambda text: (len(text), text))
+    if missing:
+        known.update(zip(missing, embedder.embed(missing)))
+    with _cache_lock:
+        for text in dict.fromkeys(texts):
+            _cache[model, text] = known[text]
+            _cache.move_to_end((model, text))
+        while len(_cache) > CACHED_VECTORS:
+            _cache.popitem(last=False)
+    return np.stack([known[text] for text in texts])
 
 
 def rerank_semantic(question: str, hits: list[Hit], store: Store | None,

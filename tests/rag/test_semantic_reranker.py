@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from right_rag_dagster.rag import query, semantic
 from right_rag_dagster.rag.rerank import rerank
-from right_rag_dagster.retrieval.embedders import LocalModelEmbedder, make_embedder
+from right_rag_dagster.retrieval.embedders import FunctionEmbedder, LocalModelEmbedder, make_embedder
 from right_rag_dagster.retrieval.hits import Hit
 from right_rag_dagster.store import Store
 
@@ -84,3 +85,17 @@ def test_the_model_is_loaded_once_per_process() -> None:
     """Every query makes its embedder from the settings; they share one loaded model."""
     first, second = LocalModelEmbedder(), LocalModelEmbedder()
     assert first._load() is second._load()
+
+
+def test_passages_and_sentences_read_again_are_not_embedded_again() -> None:
+    """Each question of an evaluation, under every retriever compared, reads many of the same passages: their vectors
+    come from the process's cache, the same as embedding them again, and only new texts reach the model."""
+    model = make_embedder("minilm")
+    asked: list[list[str]] = []
+    counting = FunctionEmbedder(lambda texts: asked.append(list(texts)) or model.embed(texts), "counting-minilm")
+    first = ["A passage about symbolic links.", "Its closest sentence.", "A question?"]
+    vectors = semantic._embed(counting, first)
+    assert np.allclose(vectors, model.embed(first), atol=1e-6)
+    again = semantic._embed(counting, ["A new sentence.", *first, "A passage about symbolic links."])
+    assert asked == [sorted(first, key=lambda text: (len(text), text)), ["A new sentence."]]
+    assert np.allclose(again[1:4], vectors) and np.allclose(again[4], vectors[0])

@@ -116,6 +116,7 @@ def find_headings(text: str) -> list[Heading]:
     previous_number: tuple[int, ...] | None = None
     previous_roman = 0  # Roman-numbered chapters ("III. Reading") count up from I
     rules: dict[str, list[int]] = {}  # rules standing alone between blank lines, by their character
+    list_items = _ListItems(text, lines)
     for index, (start, end) in enumerate(lines):
         line = text[start:end]
         stripped = line.strip()
@@ -143,7 +144,7 @@ def find_headings(text: str) -> list[Heading]:
         elif (numbered and (numbered.group("prefix") or line == stripped) and not stripped.endswith((",", ";"))
               and not _DATE.match(stripped)):
             numbers = tuple(int(part) for part in numbered.group("num").split("."))
-            if _follows(previous_number, numbers) and not (previous_number is None and _listed_before(text, start, numbers)):
+            if _follows(previous_number, numbers) and not (previous_number is None and list_items.continues(start, numbers)):
                 previous_number = numbers
                 found.append(Heading(start + len(line) - len(line.lstrip()), end, stripped, f"num{len(numbers)}",
                                      numbered.group("num")))
@@ -312,19 +313,46 @@ def _roman(value: int) -> str:
     return out
 
 
-def _listed_before(text: str, start: int, numbers: tuple[int, ...]) -> bool:
-    """Whether a first numbered heading (``26.``) continues a numbered list above it: the items before it open lines
-    there, back to one whose text runs on under a hanging indent (bash's COMPAT: items 25 and 26 of 67 fit on one
-    line, 24 does not). Then it is one item of that list, no section."""
-    if len(numbers) > 1:
-        return False
-    for number in range(numbers[0] - 1, 0, -1):
-        items = list(re.finditer(rf"(?m)^([ \t]*){number}\.[ \t].*\n([ \t]*)(\S)?", text[:start]))
-        if not items:
+class _ListItems:
+    """The lines that open a numbered list item ("24. The \\W prompt ..."), read once per document when a first
+    numbered heading is in question."""
+
+    def __init__(self, text: str, lines: list[tuple[int, int]]) -> None:
+        self.text, self.lines = text, lines
+        self._items: dict[int, list[tuple[int, bool]]] | None = None
+        self._listed: set[int] = set()  # numbers whose items are known to continue a list
+
+    def continues(self, start: int, numbers: tuple[int, ...]) -> bool:
+        """Whether a first numbered heading at ``start`` (``26.``) continues a numbered list above it: the items
+        before it open lines there, back to one whose text runs on under a hanging indent (bash's COMPAT: items 25 and
+        26 fit on one line, 24 does not). Then it is one item of that list, no section."""
+        if len(numbers) > 1:
             return False
-        if any(item.group(3) and len(item.group(2)) > len(item.group(1)) for item in items):
-            return True
-    return False
+        walked = []
+        for number in range(numbers[0] - 1, 0, -1):
+            above = [hanging for at, hanging in self.items().get(number, []) if at < start]
+            if not above:
+                return False
+            walked.append(number)
+            if number in self._listed or any(above):
+                self._listed.update(walked)
+                return True
+        return False
+
+    def items(self) -> dict[int, list[tuple[int, bool]]]:
+        """Number -> (line start, whether the next line is indented deeper) of every line that opens an item."""
+        if self._items is None:
+            self._items = {}
+            for index, (start, end) in enumerate(self.lines):
+                item = _LIST_NUMBER.match(self.text, start, end)
+                if item:
+                    below = self.text[slice(*self.lines[index + 1])] if index + 1 < len(self.lines) else ""
+                    hanging = bool(below.strip()) and len(below) - len(below.lstrip()) > len(item.group(1))
+                    self._items.setdefault(int(item.group(2)), []).append((start, hanging))
+        return self._items
+
+
+_LIST_NUMBER = re.compile(r"([ \t]*)(\d{1,4})\.[ \t]")
 
 
 def _one_word_caps(text: str, lines: list[tuple[int, int]], found: list[Heading]) -> list[Heading]:

@@ -37,8 +37,9 @@ MAX_SENTENCES = 40
 MAX_SENTENCE_CHARS = 1_000
 """A longer "sentence" (a list without stops) is embedded by its start: the model reads 256 tokens at most."""
 CACHED_VECTORS = 20_000
-"""Vectors of passages and sentences kept in this process (about 30 MB at MiniLM's 384 dimensions): the questions of
-one evaluation, and each question under every retriever compared, read many of the same passages."""
+"""Vectors of passages and sentences kept in this process (30 MB of vectors at MiniLM's 384 dimensions, and their
+texts: sentences of up to ``MAX_SENTENCE_CHARS``, passages of a chunk's size): the questions of one evaluation, and
+each question under every retriever compared, read many of the same passages."""
 _cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 _cache_lock = threading.Lock()  # the playground answers in threads
 
@@ -79,12 +80,14 @@ def _embed(embedder: Embedder, texts: list[str]) -> np.ndarray:
     """``embedder.embed(texts)``, from this process's cache where it holds them (least recently used dropped past
     ``CACHED_VECTORS``); the rest embedded shortest first: a batch is padded to its longest text, and a question's
     sentences are a tenth of its passages' length."""
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
     model = embedder.identity
     with _cache_lock:
         known = {text: _cache[model, text] for text in texts if (model, text) in _cache}
     missing = sorted(set(texts) - known.keys(), key=lambda text: (len(text), text))
     if missing:
-        known.update(zip(missing, embedder.embed(missing)))
+        known.update(zip(missing, (row.copy() for row in embedder.embed(missing))))  # a view keeps its whole batch
     with _cache_lock:
         for text in dict.fromkeys(texts):
             _cache[model, text] = known[text]

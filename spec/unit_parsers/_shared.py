@@ -18,7 +18,7 @@ _BLANK_RUN = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
 RELEASE_HEADING = re.compile(r"\b(?:Version|Revision|Release)\s+(?P<v>\d+(?:\.\d+)+(?:[a-z]+\d*)?)\b", re.I)
 """A heading that names a release: "Version 4.6.2", "Revision 0.6.1, released 10-09-2024" (pyasn1), "Release 2.1",
 "Version 0.0.13a". The change-log parser counts such headings to accept a text, the text-manual parser the same ones
-to decline it, so a document goes to one of them."""
+to decline it (one pattern, so they judge a heading alike; each counts over the headings it finds)."""
 
 
 def trim(text: str, start: int, end: int) -> tuple[int, int]:

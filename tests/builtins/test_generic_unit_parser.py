@@ -383,6 +383,11 @@ def test_numbered_items_that_fit_on_one_line_stay_items_of_their_list() -> None:
      ["Intro"]),
     ("Title here\n\n1. Introduction\nThe text.\n\n2. Usage\n\nMore text.\n\n3. Options\n\nText.\n",
      ["2. Usage", "3. Options"]),  # "1." runs into its text without a hanging indent: a heading in another style
+    ("Quick start:\n\n1. Download the tarball\n   and unpack it.\n\n2. Run make.\n\n1. Introduction\nText.\n\n"
+     "2. Usage\n\nText.\n\n3. Options\n\nText.\n",
+     ["Quick start", "2. Usage", "3. Options"]),  # the list's "2." is its item; the sections count from their own "1."
+    ("Intro\n=====\n\n```\n1. first\n   more\n```\n\n2. Usage\n\nText.\n\n3. Options\n\nText.\n",
+     ["Intro", "2. Usage", "3. Options"]),  # an item in a code fence is no list
 ])
 def test_a_first_numbered_heading_is_no_item_of_a_list_above_it(text: str, headings: list[str]) -> None:
     from right_rag_dagster.builtins.unit_parsers.generic import find_headings

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 import pytest
 
@@ -87,9 +89,11 @@ def test_the_model_is_loaded_once_per_process() -> None:
     assert first._load() is second._load()
 
 
-def test_passages_and_sentences_read_again_are_not_embedded_again() -> None:
+def test_passages_and_sentences_read_again_are_not_embedded_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each question of an evaluation, under every retriever compared, reads many of the same passages: their vectors
-    come from the process's cache, the same as embedding them again, and only new texts reach the model."""
+    come from the process's cache, the same as embedding them again, and only new texts reach the model; past
+    ``CACHED_VECTORS`` the least recently used are dropped."""
+    monkeypatch.setattr(semantic, "_cache", OrderedDict())
     model = make_embedder("minilm")
     asked: list[list[str]] = []
     counting = FunctionEmbedder(lambda texts: asked.append(list(texts)) or model.embed(texts), "counting-minilm")
@@ -99,3 +103,6 @@ def test_passages_and_sentences_read_again_are_not_embedded_again() -> None:
     again = semantic._embed(counting, ["A new sentence.", *first, "A passage about symbolic links."])
     assert asked == [sorted(first, key=lambda text: (len(text), text)), ["A new sentence."]]
     assert np.allclose(again[1:4], vectors) and np.allclose(again[4], vectors[0])
+    monkeypatch.setattr(semantic, "CACHED_VECTORS", 2)
+    semantic._embed(counting, ["A question?"])
+    assert [text for _, text in semantic._cache] == ["Its closest sentence.", "A question?"]

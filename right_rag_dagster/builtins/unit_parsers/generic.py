@@ -16,6 +16,7 @@ bundles): each entry is a section named by its first sentence.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -144,7 +145,8 @@ def find_headings(text: str) -> list[Heading]:
         elif (numbered and (numbered.group("prefix") or line == stripped) and not stripped.endswith((",", ";"))
               and not _DATE.match(stripped)):
             numbers = tuple(int(part) for part in numbered.group("num").split("."))
-            if _follows(previous_number, numbers) and not (previous_number is None and list_items.continues(start, numbers)):
+            first = previous_number is None
+            if _follows(previous_number, numbers) and not (first and list_items.continues(start, numbers, found)):
                 previous_number = numbers
                 found.append(Heading(start + len(line) - len(line.lstrip()), end, stripped, f"num{len(numbers)}",
                                      numbered.group("num")))
@@ -314,41 +316,44 @@ def _roman(value: int) -> str:
 
 
 class _ListItems:
-    """The lines that open a numbered list item ("24. The \\W prompt ..."), read once per document when a first
-    numbered heading is in question."""
+    """The lines that open a numbered list item ("24. The \\W prompt ..."), outside code fences, read once per
+    document when a first numbered heading is in question."""
 
     def __init__(self, text: str, lines: list[tuple[int, int]]) -> None:
         self.text, self.lines = text, lines
-        self._items: dict[int, list[tuple[int, bool]]] | None = None
-        self._listed: set[int] = set()  # numbers whose items are known to continue a list
+        self._items: list[tuple[int, int, bool]] | None = None
+        self._reaches: dict[int, int] = {}  # item index -> start of the hanging item its run goes back to
 
-    def continues(self, start: int, numbers: tuple[int, ...]) -> bool:
-        """Whether a first numbered heading at ``start`` (``26.``) continues a numbered list above it: the items
-        before it open lines there, back to one whose text runs on under a hanging indent (bash's COMPAT: items 25 and
-        26 fit on one line, 24 does not). Then it is one item of that list, no section."""
+    def continues(self, start: int, numbers: tuple[int, ...], headings: list[Heading]) -> bool:
+        """Whether a first numbered heading at ``start`` (``26.``) continues a numbered list above it: the item lines
+        right before it count down from its number, after the last of ``headings``, back to one whose text runs on
+        under a hanging indent (bash's COMPAT: items 25 and 26 fit on one line, 24 does not). Then it is one item of
+        that list, no section."""
         if len(numbers) > 1:
             return False
-        walked = []
-        for number in range(numbers[0] - 1, 0, -1):
-            above = [hanging for at, hanging in self.items().get(number, []) if at < start]
-            if not above:
-                return False
-            walked.append(number)
-            if number in self._listed or any(above):
-                self._listed.update(walked)
-                return True
+        items = self.items()
+        after = headings[-1].start if headings else -1
+        index, expected, walked = bisect_left(items, (start,)) - 1, numbers[0] - 1, []
+        while index >= 0 and expected >= 1 and items[index][0] > after and items[index][1] == expected:
+            reached = self._reaches.get(index, items[index][0] if items[index][2] else None)
+            if reached is not None:
+                self._reaches.update(dict.fromkeys(walked, reached))
+                return reached > after
+            walked.append(index)
+            index, expected = index - 1, expected - 1
         return False
 
-    def items(self) -> dict[int, list[tuple[int, bool]]]:
-        """Number -> (line start, whether the next line is indented deeper) of every line that opens an item."""
+    def items(self) -> list[tuple[int, int, bool]]:
+        """(line start, number, whether the next line is indented deeper) of every line that opens an item."""
         if self._items is None:
-            self._items = {}
+            fences = _fences(self.text)
+            self._items = []
             for index, (start, end) in enumerate(self.lines):
                 item = _LIST_NUMBER.match(self.text, start, end)
-                if item:
+                if item and not inside(fences, start):
                     below = self.text[slice(*self.lines[index + 1])] if index + 1 < len(self.lines) else ""
                     hanging = bool(below.strip()) and len(below) - len(below.lstrip()) > len(item.group(1))
-                    self._items.setdefault(int(item.group(2)), []).append((start, hanging))
+                    self._items.append((start, int(item.group(2)), hanging))
         return self._items
 
 
@@ -356,9 +361,10 @@ _LIST_NUMBER = re.compile(r"([ \t]*)(\d{1,4})\.[ \t]")
 
 
 def _one_word_caps(text: str, lines: list[tuple[int, int]], found: list[Heading]) -> list[Heading]:
-    """Lines of one capitalised word standing alone and flush left ("INTRODUCTION", "JPEGTRAN"), where at least
-    ``MIN_CAPS`` headings of several capitalised words stand so: then the document heads its sections in capitals
-    and the one-word lines are headings too (a lone "NOTE" in a document of other headings stays text)."""
+    """Lines of one capitalised word standing alone and flush left ("INTRODUCTION", "JPEGTRAN"), not the first line
+    (a title), where at least ``MIN_CAPS`` headings of several capitalised words stand so: then the document heads its
+    sections in capitals and the one-word lines are headings too (a lone "NOTE" in a document of other headings stays
+    text)."""
     if sum(h.style == "caps" for h in found) < MIN_CAPS:
         return []
     taken = {h.start for h in found}

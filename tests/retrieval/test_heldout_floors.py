@@ -7,7 +7,7 @@ set's questions at rank 1 fails it.
 The figures here are not the per-set figures of ``docs/evaluation.md`` and ``bench/tuning_sets.py``: there each set is
 its own project with only its own distractors; here every set competes with all 329 documents, so most sets score a
 little lower (heldout6 0.77 / 0.90 / 0.834 here against 0.90 / 1.00 / 0.946 alone). One index and one evaluation
-replaced one index and one evaluation per set (33 sets: about 190 s of one test worker, then 80 s), which kept the
+replaced one index and one evaluation per set (33 sets: about 190 s of one test worker, then 83-93 s), which kept the
 suite's time growing by about 7 s per round. A set's history (when it was written, what it measured unseen, when it
 became a tuning set) is in its fixture's README and in ``docs/evaluation.md``; ``SETS`` holds the sets that are tuning
 sets (``bench/tuning_sets.py`` reads it), the newest fixture stays out until the next one is written.

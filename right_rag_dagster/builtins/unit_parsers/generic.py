@@ -29,7 +29,9 @@ from right_rag_dagster.core.model import Document, ParsedUnit
 from right_rag_dagster.core.restructuredtext import only_comments
 
 MAX_HEADING = 100
-MIN_CAPS = 3  # headings of several capitalised words that make one-word ones headings too
+MIN_CAPS = 3
+"""Headings of several capitalised words that make capitalised lines of one word headings too (libjpeg's usage notes'
+"JPEGTRAN" among "GENERAL USAGE" and "HINTS FOR CJPEG"); a lone "NOTE" in a document of other headings stays text."""
 _ATX = re.compile(r"^(#{1,6})[ \t]+(\S.*?)[ \t#]*$")
 _UNDERLINE = re.compile(r"^([=\-~^*#+])\1{2,}$")
 _SHORT_UNDERLINE = re.compile(r"^([=-])\1+$")
@@ -118,6 +120,7 @@ def find_headings(text: str) -> list[Heading]:
     previous_roman = 0  # Roman-numbered chapters ("III. Reading") count up from I
     rules: dict[str, list[int]] = {}  # rules standing alone between blank lines, by their character
     list_items = _ListItems(text, lines)
+    one_word: list[Heading] = []  # capitalised words standing alone, not on the first line: headings among capitals
     for index, (start, end) in enumerate(lines):
         line = text[start:end]
         stripped = line.strip()
@@ -150,10 +153,13 @@ def find_headings(text: str) -> list[Heading]:
                 previous_number = numbers
                 found.append(Heading(start + len(line) - len(line.lstrip()), end, stripped, f"num{len(numbers)}",
                                      numbered.group("num")))
-        elif line == stripped and (_LABEL.match(stripped) or _CAPS.match(stripped) and " " in stripped):
-            found.append(Heading(start, end, stripped.rstrip(":"), "label" if stripped.endswith(":") else "caps"))
+        elif line == stripped and _LABEL.match(stripped):
+            found.append(Heading(start, end, stripped.rstrip(":"), "label"))
+        elif line == stripped and _CAPS.match(stripped) and (" " in stripped or index):
+            (found if " " in stripped else one_word).append(Heading(start, end, stripped, "caps"))
     found += _entries(text, lines, rules, {h.start for h in found})
-    found += _one_word_caps(text, lines, found)
+    if sum(h.style == "caps" for h in found) >= MIN_CAPS:  # the document heads its sections in capitals
+        found += one_word
     fences = _fences(text)  # a "# comment" in a code block is no heading
     found = sorted(found + _listed(text, lines, {h.start for h in found}), key=lambda h: h.start)
     return [heading for heading in found if not inside(fences, heading.start)]
@@ -358,19 +364,6 @@ class _ListItems:
 
 
 _LIST_NUMBER = re.compile(r"([ \t]*)(\d{1,4})\.[ \t]")
-
-
-def _one_word_caps(text: str, lines: list[tuple[int, int]], found: list[Heading]) -> list[Heading]:
-    """Lines of one capitalised word standing alone and flush left ("INTRODUCTION", "JPEGTRAN"), not the first line
-    (a title), where at least ``MIN_CAPS`` headings of several capitalised words stand so: then the document heads its
-    sections in capitals and the one-word lines are headings too (a lone "NOTE" in a document of other headings stays
-    text)."""
-    if sum(h.style == "caps" for h in found) < MIN_CAPS:
-        return []
-    taken = {h.start for h in found}
-    return [Heading(start, end, text[start:end], "caps") for i, (start, end) in enumerate(lines)
-            if start not in taken and 0 < i and _alone(text, lines, i) and _CAPS.match(text[start:end])
-            and " " not in text[start:end]]
 
 
 def _follows(previous: tuple[int, ...] | None, numbers: tuple[int, ...]) -> bool:

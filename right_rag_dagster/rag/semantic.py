@@ -30,7 +30,7 @@ from .extractive import answer_cue, name_terms, prose_sentences, question_weight
 DEPTH = 10
 """Hits the reranker reorders (the rest keep their places after them)."""
 FEATURES = ("score", "rank", "sentence_share", "passage_cosine", "sentence_cosine")
-WEIGHTS = (2.06, 1.98, 2.14, 4.42, 4.18)
+WEIGHTS = (3.31, 1.00, 3.39, 9.65, 6.46)
 """One weight per feature of ``FEATURES`` (``bench/fit_reranker.py`` prints them)."""
 MAX_SENTENCES = 40
 """Sentences of one passage that are embedded (its first ones): a passage of a long list is not read whole."""

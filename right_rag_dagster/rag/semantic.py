@@ -10,7 +10,8 @@ its rank, the share of the question's terms its best sentence covers (as the ext
 cosine of the question with the passage, and with the passage's closest sentence. ``WEIGHTS`` were fit on the tuning
 sets by ``bench/fit_reranker.py`` (pairwise logistic regression: the evidence passage against every other hit of its
 question); scored set by set with weights fit on the other sets, they put the evidence first for more questions than
-the retriever's order did (docs/evaluation.md, "A reranker that reads meaning").
+the retriever's order did (docs/evaluation.md, "A reranker that reads meaning"; refit with a weaker penalty in
+"The semantic reranker refit with a weaker penalty").
 """
 
 from __future__ import annotations

@@ -107,16 +107,42 @@ def unglue_fences(markdown: str) -> str:
 
 
 def _source(path: Path):  # noqa: ANN202 (a path, or Docling's DocumentStream)
-    """What Docling converts: the file, an HTML page with its layout tables unwrapped, or a Markdown file with its
-    HTML ``<pre>`` blocks made code fences."""
+    """What Docling converts: the file, an HTML page cut to its main content with its layout tables unwrapped, or a
+    Markdown file with its HTML ``<pre>`` blocks made code fences."""
     suffix = path.suffix.lower()
     if suffix in MARKDOWN_SUFFIXES:
         fenced = fence_pre_blocks(path.read_text(encoding="utf-8", errors="replace"))
         return str(path) if fenced is None else _stream(path, fenced.encode("utf-8"))
     if suffix not in HTML_SUFFIXES:
         return str(path)
-    unwrapped = unwrap_layout_tables(path.read_bytes())
-    return str(path) if unwrapped is None else _stream(path, unwrapped)
+    main = main_content(path.read_bytes())
+    unwrapped = unwrap_layout_tables(main if main is not None else path.read_bytes())
+    page = unwrapped if unwrapped is not None else main
+    return str(path) if page is None else _stream(path, page)
+
+
+_MAIN_TAG = re.compile(rb"<main\b|\brole\s*=\s*[\"']?main\b", re.IGNORECASE)
+
+
+def main_content(html: bytes) -> bytes | None:
+    """The page with its body cut to its one ``<main>`` element (or element of ``role="main"``), UTF-8; None when it
+    has no such element, or several.
+
+    A documentation site's page wraps its text in a template: a navigation tree, a theme picker, a keyboard-shortcut
+    help box that a script shows (mdBook), each rendered by Docling as text of the page, parsed as its front matter
+    and ranked for the words of the site's name. HTML marks the page's own text as its main content."""
+    if not _MAIN_TAG.search(html):
+        return None
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    found = soup.find_all("main") or soup.find_all(attrs={"role": "main"})
+    if len(found) != 1 or soup.body is None or not found[0].get_text(strip=True):
+        return None
+    main = found[0].extract()
+    soup.body.clear()
+    soup.body.append(main)
+    return soup.encode("utf-8")
 
 
 def _stream(path: Path, data: bytes):  # noqa: ANN202 (Docling's DocumentStream)

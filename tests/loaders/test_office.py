@@ -16,6 +16,7 @@ from right_rag_dagster.loaders.office import (
     fence_pre_blocks,
     hidden_modules,
     html_title,
+    main_content,
     read_with_docling,
     unglue_fences,
     unwrap_layout_tables,
@@ -131,6 +132,35 @@ def test_a_layout_table_keeps_a_table_of_data_inside_it():
             ).encode()
     unwrapped = unwrap_layout_tables(html).decode()
     assert unwrapped.count("<table>") == 1 and "<td>x</td>" in unwrapped and "<h2>Part</h2>" in unwrapped
+
+
+def test_a_documentation_page_is_read_from_its_main_content():
+    """mdBook's page template holds a keyboard-shortcut help box that a script shows, outside ``<main>``: it was read
+    as the chapter's front matter and ranked first for a question naming the chapter."""
+    path = (REPO_ROOT / "tests" / "fixtures" / "heldout35" / "documents" / "rustc-exploit-mitigations.html").resolve()
+    text = read_with_docling(path, "rustc-exploit-mitigations.html")
+    assert "Keyboard shortcuts" not in text and "navigate between chapters" not in text
+    assert text.startswith("# [Exploit Mitigations]")
+    assert "removed as the default allocator" in text
+    assert html_title(path) == "Exploit Mitigations - The rustc book"
+
+
+@pytest.mark.parametrize("body, kept", [
+    ('<nav>Menu</nav><div role="main"><h1>Guide</h1><p>Text.</p></div><footer>Site</footer>', "Guide"),
+    ("<nav>Menu</nav><main><h1>Guide</h1><p>Text.</p></main>", "Guide"),
+])
+def test_the_main_element_or_role_is_the_page(body, kept):
+    page = main_content(f"<html><head><title>T</title></head><body>{body}</body></html>".encode()).decode()
+    assert kept in page and "Menu" not in page and "Site" not in page and "<title>T</title>" in page
+
+
+@pytest.mark.parametrize("body", [
+    "<h1>Guide</h1><p>No main here.</p>",
+    "<main><p>One</p></main><main><p>Two</p></main>",
+    "<nav>Menu</nav><main> </main><p>Text outside.</p>",
+])
+def test_a_page_without_one_main_element_with_text_is_read_whole(body):
+    assert main_content(f"<html><body>{body}</body></html>".encode()) is None
 
 
 @pytest.mark.parametrize("name, content, reason", [

@@ -125,23 +125,47 @@ _MAIN_TAG = re.compile(rb"<main\b|\brole\s*=\s*[\"']?main\b", re.IGNORECASE)
 
 
 def main_content(html: bytes) -> bytes | None:
-    """The page with its body cut to its one ``<main>`` element (or element of ``role="main"``), UTF-8; None when it
-    has no such element, or several.
+    """The page with its body cut to its one shown ``<main>`` element (else its one shown element whose ARIA role is
+    ``main``), as UTF-8; None when it has none, several, one without text, or no ``<body>``: then it is read whole.
 
     A documentation site's page wraps its text in a template: a navigation tree, a theme picker, a keyboard-shortcut
     help box that a script shows (mdBook), each rendered by Docling as text of the page, parsed as its front matter
-    and ranked for the words of the site's name. HTML marks the page's own text as its main content."""
+    and ranked for the words of the site's name. HTML marks the page's own text as its main content. A hidden one
+    (``hidden``, ``aria-hidden``, inside ``<noscript>`` or ``<template>``) is not the page Docling shows."""
     if not _MAIN_TAG.search(html):
         return None
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(html, "html.parser")
-    found = soup.find_all("main") or soup.find_all(attrs={"role": "main"})
+    found = [tag for tag in soup.find_all("main") if _shown(tag)] or [
+        tag for tag in soup.find_all(attrs={"role": _main_role}) if _shown(tag)]
     if len(found) != 1 or soup.body is None or not found[0].get_text(strip=True):
         return None
     main = found[0].extract()
     soup.body.clear()
     soup.body.append(main)
+    return _utf8(soup)
+
+
+def _main_role(role: str | None) -> bool:
+    """Whether an element's ``role`` names ``main`` first (ARIA reads the first role it knows of a list)."""
+    return bool(role) and role.lower().split()[:1] == ["main"]
+
+
+def _shown(tag) -> bool:  # noqa: ANN001 (a bs4 Tag)
+    """Whether ``tag`` is text a reader sees: not hidden, not inside a ``<noscript>`` or ``<template>``."""
+    hidden = tag.has_attr("hidden") or str(tag.get("aria-hidden", "")).lower() == "true"
+    return not hidden and tag.find_parent(("noscript", "template")) is None
+
+
+def _utf8(soup) -> bytes:  # noqa: ANN001 (a bs4 BeautifulSoup)
+    """``soup`` as UTF-8 bytes with its XML declaration dropped: bs4 rewrites a ``<meta>`` charset to the bytes'
+    encoding but leaves ``<?xml ... encoding="iso-8859-1"?>``, which would make Docling read UTF-8 as Latin-1."""
+    from bs4 import ProcessingInstruction
+
+    for node in soup.find_all(string=lambda text: isinstance(text, ProcessingInstruction)):
+        if node.lstrip().lower().startswith("xml"):
+            node.extract()
     return soup.encode("utf-8")
 
 
@@ -217,5 +241,5 @@ def unwrap_layout_tables(html: bytes) -> bytes | None:
             if part.find_parent("table") is table:
                 part.name = "div"
         table.name = "div"
-    return soup.encode("utf-8")
+    return _utf8(soup)
 

@@ -147,7 +147,9 @@ def test_a_documentation_page_is_read_from_its_main_content():
 
 @pytest.mark.parametrize("body, kept", [
     ('<nav>Menu</nav><div role="main"><h1>Guide</h1><p>Text.</p></div><footer>Site</footer>', "Guide"),
+    ('<nav>Menu</nav><div role="Main navigation"><h1>Guide</h1><p>Text.</p></div>', "Guide"),
     ("<nav>Menu</nav><main><h1>Guide</h1><p>Text.</p></main>", "Guide"),
+    ("<nav>Menu</nav><main hidden><p>Old</p></main><main><h1>Guide</h1><p>Text.</p></main>", "Guide"),
 ])
 def test_the_main_element_or_role_is_the_page(body, kept):
     page = main_content(f"<html><head><title>T</title></head><body>{body}</body></html>".encode()).decode()
@@ -158,9 +160,24 @@ def test_the_main_element_or_role_is_the_page(body, kept):
     "<h1>Guide</h1><p>No main here.</p>",
     "<main><p>One</p></main><main><p>Two</p></main>",
     "<nav>Menu</nav><main> </main><p>Text outside.</p>",
+    "<nav>Menu</nav><main hidden><h1>Guide</h1></main><p>Visible</p>",
+    '<main aria-hidden="true"><p>Old</p></main><p>Visible</p>',
+    "<noscript><main>Enable JS</main></noscript><div><h1>Real</h1><p>Body text</p></div>",
+    '<div role="mainmenu"><p>Menu</p></div><p>Text</p>',
 ])
-def test_a_page_without_one_main_element_with_text_is_read_whole(body):
+def test_a_page_without_one_shown_main_element_with_text_is_read_whole(body):
     assert main_content(f"<html><body>{body}</body></html>".encode()) is None
+
+
+def test_a_latin_1_xhtml_page_cut_to_its_main_reads_its_accents(tmp_path):
+    """bs4 writes the cut page as UTF-8 and rewrites a ``<meta>`` charset, but not an XML declaration's encoding."""
+    path = tmp_path / "page.xhtml"
+    path.write_bytes('<?xml version="1.0" encoding="iso-8859-1"?>\n<html><head><title>T</title></head><body>'
+                     '<nav>Menu</nav><div role="main"><h1>R\u00e9sum\u00e9</h1><p>na\u00efve caf\u00e9</p>'
+                     '<table><tr><td><h2>Part</h2><p>cr\u00e8me</p></td></tr></table></div></body></html>'
+                     .encode("iso-8859-1"))
+    text = read_with_docling(path, "page.xhtml")
+    assert "Résumé" in text and "naïve café" in text and "crème" in text and "Menu" not in text
 
 
 @pytest.mark.parametrize("name, content, reason", [

@@ -115,8 +115,9 @@ def _source(path: Path):  # noqa: ANN202 (a path, or Docling's DocumentStream)
         return str(path) if fenced is None else _stream(path, fenced.encode("utf-8"))
     if suffix not in HTML_SUFFIXES:
         return str(path)
-    main = main_content(path.read_bytes())
-    unwrapped = unwrap_layout_tables(main if main is not None else path.read_bytes())
+    html = path.read_bytes()
+    main = main_content(html)
+    unwrapped = unwrap_layout_tables(main if main is not None else html)
     page = unwrapped if unwrapped is not None else main
     return str(path) if page is None else _stream(path, page)
 

@@ -97,9 +97,9 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def configure(project: Path, retrieval: str = "") -> None:
-    """The fixtures' settings (they are the same in every set) with this checkout's spec/, parsing in this process,
-    and ``retrieval`` as ``[right-rag.retrieval]`` keys."""
-    toml = (FIXTURES / "heldout35" / "right_rag.toml").read_text(encoding="utf-8")
+    """The fixtures' settings (they are the same in every set; the newest set's read) with this checkout's spec/,
+    parsing in this process, and ``retrieval`` as ``[right-rag.retrieval]`` keys."""
+    toml = (FIXTURES / list(SETS)[-1] / "right_rag.toml").read_text(encoding="utf-8")
     toml = toml.replace('"../../../spec"', json.dumps(str(REPO_ROOT / "spec"))) + "\n[right-rag.limits]\nworkers = 0\n"
     if retrieval:
         toml += f"\n[right-rag.retrieval]\n{retrieval}\n"

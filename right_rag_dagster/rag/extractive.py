@@ -23,7 +23,8 @@ the package and links the format's "packaging-manuals" is not who did the Debian
 Rows of a table, dot leaders and other lines without prose (code, dot leaders) are never quoted (a sentence that
 holds one keeps its prose lines), a label line over an indented body (a man page's option or field name) is a heading
 of its own, and a "sentence" longer than ``MAX_SENTENCE`` (a long clause, a list without punctuation) is read in
-pieces of whole lines up to ``PIECE`` characters.
+pieces of whole lines up to ``PIECE`` characters. When the semantic reranker's model has read the passages, a
+sentence's closeness in meaning to the question counts too (``Sentence.meaning``, ``MEANING_WEIGHT``).
 """
 
 from __future__ import annotations
@@ -60,6 +61,9 @@ FOCUS_WEIGHT = 2.0
 """How much more a focus term (``focus_terms``) weighs than its BM25 weight when sentences are compared."""
 UNDER_WEIGHT = 0.75
 """The share of a heading line's question terms (within the passage) that counts for each sentence under it."""
+MEANING_WEIGHT = 1.0
+"""How much a sentence's cosine with the question (0 without a model) counts beside its share of the question's
+terms when the best sentence of a passage is picked."""
 
 _AUXILIARY = frozenset("does do did is are was were can could may might must shall should will would has have had"
                        .split())
@@ -145,11 +149,14 @@ class Sentence:
     introduces: bool = False
     defines: float = 0.0
     under: float = 0.0
+    meaning: float = 0.0
+    """The cosine of the sentence with the question, when a model read them (``semantic.sentence_meanings``)."""
 
     @property
     def rank_share(self) -> float:
-        """What the sentence covers, the in-passage heading it sits under counting for ``UNDER_WEIGHT``."""
-        return self.share + UNDER_WEIGHT * self.under
+        """What the sentence covers, the in-passage heading it sits under counting for ``UNDER_WEIGHT`` and its
+        closeness in meaning to the question for ``MEANING_WEIGHT``."""
+        return self.share + UNDER_WEIGHT * self.under + MEANING_WEIGHT * self.meaning
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,12 @@ sentence covers enough of the question. ``LLMGenerator`` prompts any chat model 
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from ..retrieval.embedders import Embedder
 from ..retrieval.hits import Hit
 from ..retrieval.searching.definitions import asks_for_definition
 from ..retrieval.searching.identity import document_names_of
@@ -36,6 +38,7 @@ from .extractive import (
 from .llm import LLM, make_llm
 from .model import NOT_FOUND, Citation, Generated
 from .prompts import build_messages, cited_numbers, says_not_found
+from .semantic import sentence_meanings
 
 
 class Generator(ABC):
@@ -61,8 +64,10 @@ class ExtractiveGenerator(Generator):
     """
 
     def __init__(self, store: Store | None = None, passages: int = 3, max_sentences: int = 5,
-                 max_chars: int = 600, min_coverage: float = DEFAULT_MIN_COVERAGE) -> None:
+                 max_chars: int = 600, min_coverage: float = DEFAULT_MIN_COVERAGE,
+                 embedder: Embedder | None = None) -> None:
         self.store = store
+        self.embedder = embedder
         self.passages = passages
         self.max_sentences = max_sentences
         self.max_chars = max_chars
@@ -71,6 +76,14 @@ class ExtractiveGenerator(Generator):
     @property
     def generator_name(self) -> str:
         return "extractive"
+
+    def reading_meaning(self, embedder: Embedder) -> ExtractiveGenerator:
+        """A copy of this generator that also weighs each sentence's closeness in meaning to the question
+        (``embedder``'s cosines, ``MEANING_WEIGHT``) when it picks a passage's best sentence; one that was given a
+        model keeps it."""
+        reading = copy.copy(self)
+        reading.embedder = self.embedder or embedder
+        return reading
 
     def _context(self, hit: Hit) -> str:
         """What a passage is about beyond its sentences: its section path, and its document's title and names
@@ -97,13 +110,16 @@ class ExtractiveGenerator(Generator):
         scored = score_passages(weights, [(text, where) for (text, _), where in zip(texts, context)],
                                 definition=asks_for_definition(question), cue=answer_cue(question),
                                 known=[named.get(hit.document_id, set()) for hit in top])
+        if self.embedder is not None:
+            scored = sentence_meanings(question, [text for text, _ in texts], scored, self.embedder)
         quote = choose_quote(scored, self.max_chars, self.max_sentences, weights)
         text, base = texts[quote.number - 1] if quote else ("", None)
         # a sentence is picked by every word it shares (BM25's stopwords "without" and "available" included: 8
         # answers fewer on the tuning sets without them), the gate by the words BM25 weighs
         quoted = passage_terms(text + " " + context[quote.number - 1]) if quote else set()
         covered = weighted_coverage(gate_weights(rarity, question, unindexed), quoted) if quote else 0.0
-        details = {"best_coverage": round(covered, 3), "terms": terms}
+        details = {"best_coverage": round(covered, 3), "terms": terms,
+                   **({"meaning": self.embedder.identity} if self.embedder is not None else {})}
         if quote is None or covered < self.min_coverage:
             return Generated(NOT_FOUND, False, details=details)
         second = second_quote(scored, quote, self.max_chars, self.max_sentences, weights)

@@ -11,8 +11,9 @@ from ..retrieval.embedders import Embedder, make_embedder
 from ..retrieval.settings import RetrievalSettings, default_chunker
 from ..store import Store
 from .flows import FlowContext, get_flow
-from .generators import Generator, make_generator
+from .generators import ExtractiveGenerator, Generator, make_generator
 from .model import Answer
+from .semantic import semantic_embedder
 from .trace import Trace
 
 
@@ -63,6 +64,9 @@ def query(project_or_store: Any, question: str, *, k: int | None = None, retriev
     # model the retriever loads, so a query ranked without it loads none
     chosen = settings.reranker_for(context.retriever, context.embedder, reranker)
     context = replace(context, reranker=chosen if runner.reranks else "none")
+    if context.reranker == "semantic" and isinstance(context.generator, ExtractiveGenerator):
+        # the model that reordered the hits has read their sentences too: the answer quotes by meaning as well
+        context = replace(context, generator=context.generator.reading_meaning(semantic_embedder(context.embedder)))
     recorder = Trace(runner.graph())
     hits, generated = runner.run(question, context, recorder)
     return Answer(

@@ -11,7 +11,8 @@ cosine of the question with the passage, and with the passage's closest sentence
 sets by ``bench/fit_reranker.py`` (pairwise logistic regression: the evidence passage against every other hit of its
 question); scored set by set with weights fit on the other sets, they put the evidence first for more questions than
 the retriever's order did (docs/evaluation.md, "A reranker that reads meaning"; refit with a weaker penalty in
-"The semantic reranker refit with a weaker penalty").
+"The semantic reranker refit with a weaker penalty"). The same cosines of the question with each sentence then help
+the extractive answer pick its sentence (``sentence_meanings``; "Answers that read meaning").
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -26,7 +28,7 @@ from ..retrieval.embedders import Embedder, is_minilm, make_embedder
 from ..retrieval.hits import Hit
 from ..store import Store
 from .evidence import document_passages
-from .extractive import answer_cue, name_terms, prose_sentences, question_weights, score_passages
+from .extractive import Sentence, answer_cue, name_terms, prose_sentences, question_weights, score_passages
 
 DEPTH = 10
 """Hits the reranker reorders (the rest keep their places after them)."""
@@ -75,6 +77,19 @@ def features(question: str, hits: Sequence[Hit], store: Store | None, embedder: 
     top = abs(hits[0].score) or 1.0
     return np.array([[h.score / top, 1.0 / rank, max((s.share for s in found), default=0.0), float(p @ asked), c]
                      for rank, (h, found, p, c) in enumerate(zip(hits, lexical, passages, closest), start=1)])
+
+
+def sentence_meanings(question: str, texts: Sequence[str], scored: Sequence[list[Sentence]],
+                      embedder: Embedder) -> list[list[Sentence]]:
+    """``scored`` (``score_passages`` of the passages ``texts``) with each sentence's cosine with the question as its
+    ``meaning``: the extractive answer then quotes the sentence that says what was asked in other words. The
+    sentences are embedded as ``features`` embeds them, so after the reranker most come from the cache."""
+    sentences = [texts[s.number - 1][s.start:s.end][:MAX_SENTENCE_CHARS] for group in scored for s in group]
+    if not sentences:
+        return [list(group) for group in scored]
+    vectors = _embed(embedder, [question, *sentences])
+    cosines = iter((vectors[1:] @ vectors[0]).tolist())
+    return [[replace(s, meaning=next(cosines)) for s in group] for group in scored]
 
 
 def _embed(embedder: Embedder, texts: list[str]) -> np.ndarray:

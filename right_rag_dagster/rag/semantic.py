@@ -66,7 +66,7 @@ def features(question: str, hits: Sequence[Hit], store: Store | None, embedder: 
     lexical = score_passages(question_weights(question, store, hits[0].chunker),
                              [(body, " ".join(h.section_path)) for h, body in zip(hits, bodies)],
                              cue=answer_cue(question), known=[named.get(h.document_id, set()) for h in hits])
-    sentences = [[body[a:b][:MAX_SENTENCE_CHARS] for a, b in prose_sentences(body) if body[a:b].strip()][:MAX_SENTENCES]
+    sentences = [[_sentence_text(body, a, b) for a, b in prose_sentences(body) if body[a:b].strip()][:MAX_SENTENCES]
                  for body in bodies]
     vectors = _embed(embedder, [question, *(h.text for h in hits), *(s for group in sentences for s in group)])
     asked, passages, rest = vectors[0], vectors[1:len(hits) + 1], vectors[len(hits) + 1:]
@@ -79,12 +79,18 @@ def features(question: str, hits: Sequence[Hit], store: Store | None, embedder: 
                      for rank, (h, found, p, c) in enumerate(zip(hits, lexical, passages, closest), start=1)])
 
 
+def _sentence_text(text: str, start: int, end: int) -> str:
+    """A sentence as it is embedded (its first ``MAX_SENTENCE_CHARS``): the reranker and the answer cut it alike, so
+    the answer finds the reranker's vectors in the cache."""
+    return text[start:end][:MAX_SENTENCE_CHARS]
+
+
 def sentence_meanings(question: str, texts: Sequence[str], scored: Sequence[list[Sentence]],
                       embedder: Embedder) -> list[list[Sentence]]:
     """``scored`` (``score_passages`` of the passages ``texts``) with each sentence's cosine with the question as its
     ``meaning``: the extractive answer then quotes the sentence that says what was asked in other words. The
     sentences are embedded as ``features`` embeds them, so after the reranker most come from the cache."""
-    sentences = [texts[s.number - 1][s.start:s.end][:MAX_SENTENCE_CHARS] for group in scored for s in group]
+    sentences = [_sentence_text(texts[s.number - 1], s.start, s.end) for group in scored for s in group]
     if not sentences:
         return [list(group) for group in scored]
     vectors = _embed(embedder, [question, *sentences])

@@ -12,8 +12,8 @@ from ..store.search_tables import read_state
 from .indexed_text import HEADING_VERSION, INDEXED_TEXT_VERSION
 from .tokenize import TOKENIZER_VERSION
 
-STOPWORDS_VERSION = "2"
-"""fts's English list less ``stopwords.KEPT`` ("name"); 1 was fts's list."""
+STOPWORDS_VERSION = "3"
+"""fts's English list less ``stopwords.KEPT`` (its content words); 2 kept "name" alone, 1 was fts's list."""
 
 BM25_FORMAT = (f"{TOKENIZER_VERSION}+text-{INDEXED_TEXT_VERSION}+stop-{STOPWORDS_VERSION}+tf-postings-1"
                f"+heading-{HEADING_VERSION}")

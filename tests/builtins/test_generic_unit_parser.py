@@ -412,3 +412,18 @@ def test_a_one_word_capital_line_heads_a_section_only_among_capital_headings(tex
     from right_rag_dagster.builtins.unit_parsers.generic import find_headings
 
     assert [h.title for h in find_headings(text)] == headings
+
+
+def test_troubleshooting_entries_opened_by_rules_and_by_a_heading() -> None:
+    """groff's ``PROBLEMS`` opens each problem with a ``----`` rule and a bulleted sentence, but the first problem of a
+    section follows the section's heading: it is an entry holding its answer like the others, and the numbered
+    step "1. Set the GROFF_NO_SGR environment variable." standing alone is no title of the document (heldout37)."""
+    units = _parse(TESTS / "fixtures" / "heldout37" / "documents" / "groff-PROBLEMS.txt")
+    assert units[0].attributes["document_title"] == "groff-PROBLEMS.txt"
+    generic = next(u for u in units if u.topic == "Generic Problems")
+    entries = [u.topic for u in generic.subunits]
+    assert entries[0] == ("* Displaying a man page on a terminal with/without my favourite pager only gives "
+                          "garbage.")
+    assert entries[1].startswith("* The UTF-8 output of grotty has strange characters")
+    answer = next(u for u in walk_units(units) if u.fulltext.startswith("groff by default now uses SGR"))
+    assert answer.attributes["hierarchy"][:2] == ["Generic Problems", entries[0]]

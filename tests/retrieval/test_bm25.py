@@ -16,7 +16,7 @@ from right_rag_dagster.retrieval.build.bm25 import FTS_OPTIONS, create_stopword_
 from right_rag_dagster.retrieval.build.pending import PendingChunks
 from right_rag_dagster.retrieval.build.terms import chunk_terms
 from right_rag_dagster.retrieval.indexed_text import bm25_text, heading_and_text, indexed_text
-from right_rag_dagster.retrieval.searching.bm25 import SIZE_PRIOR, size_weights
+from right_rag_dagster.retrieval.searching.bm25 import SIZE_PRIOR, query_terms, size_weights
 from right_rag_dagster.retrieval.searching.chunk_table import ChunkTable
 from right_rag_dagster.retrieval.searching.cold import cold_bm25
 from right_rag_dagster.retrieval.searching.snapshot import clear_cache, first_search
@@ -107,6 +107,17 @@ def test_stopwords_are_the_fts_extension_list() -> None:
     con.execute("PRAGMA create_fts_index('t', 'k', 's', stopwords = 'english')")
     assert {row[0] for row in con.execute("SELECT sw FROM fts_main_t.stopwords").fetchall()} == FTS_ENGLISH_STOPWORDS
     assert ENGLISH_STOPWORDS == FTS_ENGLISH_STOPWORDS - KEPT and "names" not in FTS_ENGLISH_STOPWORDS
+
+
+def test_content_words_of_the_fts_list_are_searched() -> None:
+    """fts's list (SMART's) drops numbers, nouns and verbs that name things in technical documents: "six" (a
+    library), "zero", "none", "value", "new"; they are searched, and the verbs a question asks with are not."""
+    assert query_terms("The six documentation: where does the library's name come from?") == [
+        "six", "document", "librari", "name"]
+    assert query_terms("What does a zero value mean? I want to try none of the new ones") == [
+        "zero", "valu", "none", "new"]
+    assert {"six", "zero", "none", "value", "new", "first", "use"} <= KEPT
+    assert not {"mean", "want", "try", "what", "does", "the"} & KEPT
 
 
 def test_hit_spans_slice_back_to_the_chunk_text(built_store: Store) -> None:

@@ -33,7 +33,7 @@ MIN_CAPS = 3
 """Headings of several capitalised words that make capitalised lines of one word headings too (libjpeg's usage notes'
 "JPEGTRAN" among "GENERAL USAGE" and "HINTS FOR CJPEG"); a lone "NOTE" in a document of other headings stays text."""
 _ATX = re.compile(r"^(#{1,6})[ \t]+(\S.*?)[ \t#]*$")
-_UNDERLINE = re.compile(r"^([=\-~^*#+])\1{2,}$")
+_UNDERLINE = re.compile(r"^([=\-~^*#+<>\"'])\1{2,}$")
 _SHORT_UNDERLINE = re.compile(r"^([=-])\1+$")
 _NUMBERED = re.compile(r"^(?P<prefix>(?:Chapter|CHAPTER|Part|PART|Appendix|APPENDIX)[ \t\u00a0]+)?"
                        r"(?P<num>\d{1,3}(?:\.\d{1,3}){0,4})\.?[ \t\u00a0]+(?P<title>[A-Z/\"'“(`].*)$")
@@ -158,6 +158,7 @@ def find_headings(text: str) -> list[Heading]:
         elif line == stripped and _CAPS.match(stripped) and (" " in stripped or index):
             (found if " " in stripped else one_word).append(Heading(start, end, stripped, "caps"))
     found += _entries(text, lines, rules, {h.start for h in found})
+    found += _first_entries(text, lines, found)
     if sum(h.style == "caps" for h in found) >= MIN_CAPS:  # the document heads its sections in capitals
         found += one_word
     fences = _fences(text)  # a "# comment" in a code block is no heading
@@ -283,6 +284,36 @@ def _entries(text: str, lines: list[tuple[int, int]], rules: dict[str, list[int]
             rule_start += len(text[rule_start:rule_end]) - len(text[rule_start:rule_end].lstrip())
             entries.append(Heading(rule_start, rule_end, _first_sentence(text, start), "entry"))
     return entries
+
+
+_BULLET = re.compile(r"[*•-][ \t]+\S")
+
+
+def _first_entries(text: str, lines: list[tuple[int, int]], headings: list[Heading]) -> list[Heading]:
+    """An entry that a heading opens instead of a rule: where the rules' entries open with a bulleted sentence at
+    the start of a line, a paragraph that opens so right under another heading is an entry too (groff's
+    ``PROBLEMS``: each problem follows a ``----`` rule but the first of a section, which follows the section's
+    ``====`` heading and was read as the section's own text), named and nested as the rules' entries are."""
+    starts = [start for start, _ in lines]
+
+    def opening(end: int) -> int | None:  # the first line with text after ``end``, if a bullet at its start
+        index = bisect_left(starts, end)
+        while index < len(lines) and not text[slice(*lines[index])].strip():
+            index += 1
+        start = lines[index][0] if index < len(lines) else None
+        return start if start is not None and _BULLET.match(text, start) else None
+
+    entries = [h for h in headings if h.style == "entry"]
+    bullets = {text[start] for h in entries if (start := opening(h.end)) is not None}
+    if len(bullets) != 1 or sum(opening(h.end) is not None for h in entries) < MIN_RULES:
+        return []
+    taken = {h.start for h in headings}
+    found = []
+    for heading in headings:
+        start = opening(heading.end) if heading.style != "entry" else None
+        if start is not None and text[start] in bullets and start not in taken:
+            found.append(Heading(start, start, _first_sentence(text, start), "entry"))
+    return found
 
 
 def _first_sentence(text: str, start: int) -> str:
@@ -584,8 +615,9 @@ _COLUMNS = re.compile(r"\S(?: {3,}|\t)\S")
 """Words set apart in columns: a configuration line or a table row ("session    required   pam_limits.so")."""
 
 
-_NO_NAME = re.compile(r"://|^[-*+\[]|:$")
-"""A line that names nothing: a web address, a list item or link reference, a lead-in to what follows."""
+_NO_NAME = re.compile(r"://|^[-*+\[]|^\(?\d{1,3}[.)]\s|:$")
+"""A line that names nothing: a web address, a list item (bulleted or numbered: groff's ``PROBLEMS`` has "1. Set the
+GROFF_NO_SGR environment variable." alone between blank lines) or link reference, a lead-in to what follows."""
 
 
 def _named_line(document: Document, raw: list[str], titles: list[str], skip: str = "") -> str:

@@ -89,8 +89,8 @@ def term_statistics(store: Store, chunker: str, terms: Sequence[str]) -> tuple[d
 
 def gate_weights(weights: dict[str, float], question: str, unindexed: set[str]) -> dict[str, float]:
     """``weights`` (the question's ``term_weights``) with the terms that only BM25's stopwords make and that no
-    indexed chunk holds ("without", "available") at 0: BM25 never indexes those words, so their document frequency
-    of 0 is no sign of rarity ("values" makes the stem of the stopword "value": that one keeps its weight). A
+    indexed chunk holds ("without", "across") at 0: BM25 never indexes those words, so their document frequency
+    of 0 is no sign of rarity ("means" makes the stem of the stopword "mean": that one keeps its weight). A
     question of stopwords alone keeps ``weights``."""
     indexed = set(query_terms(question))  # the stems BM25 scores the question by
     gated = {term: 0.0 if term in unindexed and term not in indexed else weight for term, weight in weights.items()}

@@ -114,7 +114,7 @@ class ExtractiveGenerator(Generator):
             scored = sentence_meanings(question, [text for text, _ in texts], scored, self.embedder)
         quote = choose_quote(scored, self.max_chars, self.max_sentences, weights)
         text, base = texts[quote.number - 1] if quote else ("", None)
-        # a sentence is picked by every word it shares (BM25's stopwords "without" and "available" included: 8
+        # a sentence is picked by every word it shares (BM25's stopwords such as "without" included: 8
         # answers fewer on the tuning sets without them), the gate by the words BM25 weighs
         quoted = passage_terms(text + " " + context[quote.number - 1]) if quote else set()
         covered = weighted_coverage(gate_weights(rarity, question, unindexed), quoted) if quote else 0.0

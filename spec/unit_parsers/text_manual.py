@@ -32,7 +32,7 @@ _LEVEL_TYPES = {1: "chapter", 2: "section", 3: "subsection"}
 _SPACE = r"[ \t\u00a0]+"
 _NUMBERED = re.compile(rf"^(?P<prefix>(?:Chapter|CHAPTER|Appendix|APPENDIX){_SPACE})?(?P<num>\d{{1,3}}(?:\.\d{{1,3}})*)"
                        rf"\.?{_SPACE}(?P<title>[A-Z/\"'“(`].*)$")
-_UNDERLINE = re.compile(r"^([=*\-~^#+<>\"'])\1{2,}$")
+_UNDERLINE = re.compile(r"^(?:([=*\-~^#+])\1{2,}|([<>\"'])\2{3,})$")  # <>"' from four: not a >>> prompt
 _VERSION = re.compile(r"\b(?:[Vv]ersion|Release|Revision)\s+\d[\w.]*\w")
 _MAX_TITLE_WORDS = 12
 _TITLE_LOOKAHEAD = 40

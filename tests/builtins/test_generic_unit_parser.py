@@ -427,3 +427,13 @@ def test_troubleshooting_entries_opened_by_rules_and_by_a_heading() -> None:
     assert entries[1].startswith("* The UTF-8 output of grotty has strange characters")
     answer = next(u for u in walk_units(units) if u.fulltext.startswith("groff by default now uses SGR"))
     assert answer.attributes["hierarchy"][:2] == ["Generic Problems", entries[0]]
+
+
+def test_restructuredtext_underlines_of_quotes_and_angles_from_four() -> None:
+    """reStructuredText may underline with ``'``, ``"``, ``<`` or ``>`` (six's manual heads subsections with
+    ``>>>>``); three of them under a short line are a Python prompt or a docstring's quotes, no underline."""
+    from right_rag_dagster.builtins.unit_parsers.generic import find_headings
+
+    text = ("Usage\n=====\n\nIntro text here.\n\nConstants\n>>>>>>>>>\n\nSome constants.\n\nQuoting\n''''''''\n\n"
+            "More text.\n\nx = 1\n\"\"\"\n\n>>> f\n>>>\n")
+    assert [h.title for h in find_headings(text)] == ["Usage", "Constants", "Quoting"]

@@ -591,14 +591,14 @@ def test_extractive_quote_takes_the_conditional_that_refers_back() -> None:
 
 def test_the_answer_gate_does_not_weigh_what_bm25_drops() -> None:
     """"without" is one of BM25's stopwords: never indexed, its document frequency of 0 is no rarity, so a passage
-    that lacks it is not held to have missed the question's rarest word. "value" is a stopword too, but "values"
+    that lacks it is not held to have missed the question's rarest word. "mean" is a stopword too, but "means"
     makes its stem, which the index holds: that weight is real. A question of stopwords alone keeps its weights."""
     from right_rag_dagster.rag.evidence import gate_weights
 
-    weights = {"lose": 2.8, "gdb": 1.9, "without": 4.3, "expat": 1.8, "valu": 0.4}
-    question = "What do I lose if I build GDB without Expat or its value?"
+    weights = {"lose": 2.8, "gdb": 1.9, "without": 4.3, "expat": 1.8, "mean": 0.4}
+    question = "What do I lose if I build GDB without Expat, and what does it mean?"
     assert gate_weights(weights, question, {"without"}) == {
-        "lose": 2.8, "gdb": 1.9, "without": 0.0, "expat": 1.8, "valu": 0.4}
-    assert weighted_coverage(gate_weights(weights, question, {"without"}), {"lose", "gdb", "expat", "valu"}) == 1.0
-    assert gate_weights({"without": 4.3, "valu": 4.3}, "Which value without?", {"without", "valu"}) == {
-        "without": 4.3, "valu": 4.3}
+        "lose": 2.8, "gdb": 1.9, "without": 0.0, "expat": 1.8, "mean": 0.4}
+    assert weighted_coverage(gate_weights(weights, question, {"without"}), {"lose", "gdb", "expat", "mean"}) == 1.0
+    assert gate_weights({"without": 4.3, "mean": 4.3}, "What does without mean?", {"without", "mean"}) == {
+        "without": 4.3, "mean": 4.3}

@@ -112,7 +112,8 @@ def test_hybrid_keeps_a_documents_clear_bm25_leader_first(dense_store: Store) ->
     kept = overtaken = 0
     for query in ("conveying verbatim copies of the source code", "patent license termination litigation",
                   "installation information for a user product", "a written offer for the source code",
-                  "the covered work and its propagation", "warranty disclaimer and limitation of liability"):
+                  "the covered work and its propagation", "warranty disclaimer and limitation of liability",
+                  "acceptance not required for having copies", "revised versions of this license"):
         bm25 = search(dense_store, query, chunker="default", k=50, neighbours=False)  # the depth hybrid's k = 10 fuses
         plain = search(dense_store, query, chunker="default", retriever="hybrid", k=10, embedder=EMBEDDER,
                        options={"fusion": "documents", "margin": None}, neighbours=False)

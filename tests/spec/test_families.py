@@ -104,8 +104,9 @@ def test_a_debian_package_changelog_goes_to_the_change_log_parser(spec_registry,
 
 
 def test_restructuredtext_headings_underlined_with_any_adornment(parse) -> None:
-    """reStructuredText lets a document underline its headings with any punctuation: six's manual heads its
-    subsections with ``>>>>`` under its ``----`` sections (heldout37), which were read as one 38 KB section."""
+    """reStructuredText lets a document underline its headings with other marks than ``=`` and ``-``: six's manual
+    heads its subsections with ``>>>>`` under its ``----`` sections (heldout37), which were read as one 38 KB
+    section."""
     _, units = parse("text-manual", REPO_ROOT / "tests" / "fixtures" / "heldout37" / "documents" / "six-index.rst")
     contents = next(u for u in units if u.topic == "Package contents")
     assert [u.topic for u in contents.subunits][:3] == ["Constants", "Object model compatibility",

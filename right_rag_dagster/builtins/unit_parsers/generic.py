@@ -33,7 +33,9 @@ MIN_CAPS = 3
 """Headings of several capitalised words that make capitalised lines of one word headings too (libjpeg's usage notes'
 "JPEGTRAN" among "GENERAL USAGE" and "HINTS FOR CJPEG"); a lone "NOTE" in a document of other headings stays text."""
 _ATX = re.compile(r"^(#{1,6})[ \t]+(\S.*?)[ \t#]*$")
-_UNDERLINE = re.compile(r"^([=\-~^*#+<>\"'])\1{2,}$")
+_UNDERLINE = re.compile(r"^(?:([=\-~^*#+])\1{2,}|([<>\"'])\2{3,})$")
+"""An underline of reStructuredText's usual marks; ``<``, ``>``, ``"`` and ``'`` (six's manual underlines its
+subsections with ``>>>>``) from four on, so a ``>>>`` prompt or a docstring's quotes under a short line is none."""
 _SHORT_UNDERLINE = re.compile(r"^([=-])\1+$")
 _NUMBERED = re.compile(r"^(?P<prefix>(?:Chapter|CHAPTER|Part|PART|Appendix|APPENDIX)[ \t\u00a0]+)?"
                        r"(?P<num>\d{1,3}(?:\.\d{1,3}){0,4})\.?[ \t\u00a0]+(?P<title>[A-Z/\"'“(`].*)$")
@@ -304,14 +306,19 @@ def _first_entries(text: str, lines: list[tuple[int, int]], headings: list[Headi
         return start if start is not None and _BULLET.match(text, start) else None
 
     entries = [h for h in headings if h.style == "entry"]
-    bullets = {text[start] for h in entries if (start := opening(h.end)) is not None}
-    if len(bullets) != 1 or sum(opening(h.end) is not None for h in entries) < MIN_RULES:
-        return []
+    openings = [opening(h.end) for h in entries]
+    if len(entries) < MIN_RULES or None in openings or len({text[start] for start in openings}) != 1:
+        return []  # only where every rule's entry opens with the same bullet
+    bullet = text[openings[0]]
+    ordered = sorted(headings, key=lambda h: h.start)
     taken = {h.start for h in headings}
     found = []
-    for heading in headings:
+    for heading in ordered:
         start = opening(heading.end) if heading.style != "entry" else None
-        if start is not None and text[start] in bullets and start not in taken:
+        after = next((h for h in ordered if h.start > (start or 0)), None)
+        # the bullet opens the section's entries: a rule's entry comes next, not another section
+        if (start is not None and text[start] == bullet and start not in taken
+                and after is not None and after.style == "entry"):
             found.append(Heading(start, start, _first_sentence(text, start), "entry"))
     return found
 

@@ -313,12 +313,13 @@ def _first_entries(text: str, lines: list[tuple[int, int]], headings: list[Headi
     ordered = sorted(headings, key=lambda h: h.start)
     taken = {h.start for h in headings}
     found = []
+    heading_starts = [h.start for h in ordered]
     for heading in ordered:
         start = opening(heading.end) if heading.style != "entry" else None
-        after = next((h for h in ordered if h.start > (start or 0)), None)
-        # the bullet opens the section's entries: a rule's entry comes next, not another section
-        if (start is not None and text[start] == bullet and start not in taken
-                and after is not None and after.style == "entry"):
+        if start is None or text[start] != bullet or start in taken:
+            continue
+        after = bisect_left(heading_starts, start + 1)  # the bullet opens the section's entries: a rule's entry
+        if after < len(ordered) and ordered[after].style == "entry":  # comes next, not another section
             found.append(Heading(start, start, _first_sentence(text, start), "entry"))
     return found
 

@@ -275,7 +275,7 @@ def _entries(text: str, lines: list[tuple[int, int]], rules: dict[str, list[int]
         if len(indexes) < MIN_RULES:
             continue
         for index in indexes:
-            first = next((i for i in range(index + 1, len(lines)) if text[slice(*lines[i])].strip()), None)
+            first = _text_line(text, lines, index + 1)
             line = text[slice(*lines[first])] if first is not None else ""
             if first is None or _RULE.match(line.strip()):
                 continue
@@ -299,10 +299,8 @@ def _first_entries(text: str, lines: list[tuple[int, int]], headings: list[Headi
     starts = [start for start, _ in lines]
 
     def opening(end: int) -> int | None:  # the first line with text after ``end``, if a bullet at its start
-        index = bisect_left(starts, end)
-        while index < len(lines) and not text[slice(*lines[index])].strip():
-            index += 1
-        start = lines[index][0] if index < len(lines) else None
+        index = _text_line(text, lines, bisect_left(starts, end))
+        start = lines[index][0] if index is not None else None
         return start if start is not None and _BULLET.match(text, start) else None
 
     entries = [h for h in headings if h.style == "entry"]
@@ -322,6 +320,11 @@ def _first_entries(text: str, lines: list[tuple[int, int]], headings: list[Headi
         if after < len(ordered) and ordered[after].style == "entry":  # comes next, not another section
             found.append(Heading(start, start, _first_sentence(text, start), "entry"))
     return found
+
+
+def _text_line(text: str, lines: list[tuple[int, int]], index: int) -> int | None:
+    """The index of the first line from ``index`` on that holds text (not only blanks), or None."""
+    return next((i for i in range(index, len(lines)) if text[slice(*lines[i])].strip()), None)
 
 
 def _first_sentence(text: str, start: int) -> str:

@@ -137,6 +137,9 @@ _LOG_TITLE = re.compile(r"^[ \t]*(?:what['’]?s[ \t]+new|news|changes|change[ \
 """The title line of a change log ("What's New" over Zip's betas, "Release Notes"), first in the file."""
 
 
+_FIRST_ITEM = re.compile(r"^\*[ \t]+\S")
+"""A release's first item right under its header, unindented: the ``*`` of an item, as a header's never is."""
+
 _NAMED_RELEASE = re.compile(r"^(?P<name>[A-Z][\w+.-]*(?:[ \t][A-Z][\w+.-]*){0,2})[ \t]+v?"
                             r"(?P<version>\d+(?:\.\d+)+[\w.~+-]*?)(?:[ \t]*(?:\([^)\n]{0,40}\)|[-–—:][^\n]{0,40}))?$",
                             re.M)
@@ -165,14 +168,15 @@ def release_headers(text: str) -> list[re.Match[str]]:
 
 
 def _is_release(text: str, start: int, pattern: re.Pattern[str] = _RELEASE) -> bool:
-    """Whether the line at ``start`` is a release header: it starts with a capital, a digit or ``*``, and blank lines
-    (or the start of the text) come before and after it, so no line of a wrapped sentence is one ("fixed in\nRelease
-    2.0.1.")."""
+    """Whether the line at ``start`` is a release header: it starts with a capital, a digit or ``*``, a blank line (or
+    the start of the text) comes before it and a blank line or the release's first ``*`` item after it ("Major changes
+    from 1.2 to 1.2.1" over its items in gzip's oldest releases), so no line of a wrapped sentence is one ("fixed
+    in\nRelease 2.0.1.")."""
     lines = text[start:start + 400].split("\n", 2)
     line, after = lines[0], (lines[1] if len(lines) > 1 else "")
     before = text[text.rfind("\n", 0, start - 1) + 1:start - 1] if start else ""  # the line above, newline excluded
-    return (len(line.strip()) <= 90 and bool(pattern.fullmatch(line)) and not after.strip()
-            and not before.strip())
+    return (len(line.strip()) <= 90 and bool(pattern.fullmatch(line)) and not before.strip()
+            and (not after.strip() or (bool(_FIRST_ITEM.match(after)) and not line.lstrip().startswith("*"))))
 
 
 def man_page_header(text: str) -> re.Match[str] | None:

@@ -92,8 +92,17 @@ class ChangelogParser(UnitParser):
         sections = [h for h in headings if h is not title_heading]
         ends = [h.start for h in sections[1:]] + [len(text)]
         seen: dict[str, int] = {}
+        release = None  # the version the headings below belong to
         for heading, end in zip(sections, ends):
-            nodes.append(_section(text, heading, end, title, seen))
+            node = _section(text, heading, end, title, seen)
+            if release is not None and node.unit_type == "section" and heading.mark != versions[0].mark:
+                # giflib's "Code Fixes" over "----" under its "Version 5.1.5" over "====": a part of that release
+                node.temporal, node.children = release.temporal, _entries(text, heading.end, node.end, release.temporal)
+                release.children.append(node)
+                release.end = node.end
+                continue
+            nodes.append(node)
+            release = node if node.unit_type == "version" else None
         return [H.to_parsed(document, info, node) for node in nodes]
 
 
@@ -189,6 +198,9 @@ _DEBIAN_ENTRY = re.compile(r"^(?P<package>[a-z0-9][a-z0-9+.-]+) \((?P<version>[^
 _DEBIAN_TRAILER = re.compile(r"^ -- (?P<maintainer>[^\n<]*<[^\n>]*>)  (?P<date>[^\n]+?)\s*$", re.M)
 _ITEM = re.compile(r"^(?P<indent>[ \t]*)[*+-][ \t]+\S")
 _AUTHOR = re.compile(r"^[ \t]*\[ ?([^\]\n]+?) ?\][ \t]*$")
+_SUBHEADING = re.compile(r"^\*{2,}[ \t]+(?P<title>\S[^\n]{0,78})$", re.M)
+"""An outline sub-heading of a release (``** Bug fixes``): two or more stars at the start of the line."""
+_TO_VERSION = re.compile(r"\bto[ \t]+v?(\d+(?:\.\d+)+[\w~+-]*?)\.?[ \t]*$")
 _SENTENCE_END = re.compile(r"[^\W\d_][\"')]?[.!?](?=\s)")
 
 
@@ -251,15 +263,15 @@ def _debian_changes(text: str, start: int, end: int, temporal: str) -> list:
     children, seen, items = [], {}, 0
     for g_start, g_end, column, by in groups:
         body = text[g_start:g_end]
+        words = " ".join(body.lstrip("*+- \t").split())
+        sentence = _SENTENCE_END.search(words)
+        topic = words[:sentence.end()] if sentence else words
+        topic = topic if len(topic) <= 80 else topic[:80].rsplit(" ", 1)[0] + " …"
         if column is not None:
             items += 1
-            words = " ".join(body.lstrip("*+- \t").split())
-            sentence = _SENTENCE_END.search(words)
-            topic = words[:sentence.end()] if sentence else words
-            topic = topic if len(topic) <= 80 else topic[:80].rsplit(" ", 1)[0] + " …"
             key = f"item {items}"
         else:
-            key = topic = f"Note {len(children) - items + 1}"
+            key = f"Note {len(children) - items + 1}"
         children.append(H.Node(H.unique_key(key, seen), topic, g_start, g_end, "change",
                                role=H.text_role(body, legal=False), temporal=temporal,
                                attributes={"author": by} if by else {}))
@@ -281,14 +293,33 @@ def _release_notes(document: Document, headers: list[re.Match[str]], parser: str
     ends = [header.start() for header in headers[1:]] + [len(text)]
     for header, region_end in zip(headers, ends):
         start, end = H.trim(text, header.start(), region_end)
-        heading, version = header.group(0).strip(), header.group("version")
-        topic = heading.lstrip("* ").rstrip(":")
+        heading = header.group(0).strip()
+        to = _TO_VERSION.search(heading)  # "Major changes from 1.2 to 1.2.1" is release 1.2.1
+        version = to.group(1) if to else header.group("version")
+        topic = heading.lstrip("* ").rstrip(":.")
         temporal = f"{title}, {topic}"
         node = H.Node(H.unique_key(version, seen), topic, start, end, "version",
                       attributes={"heading": heading, "version": version}, temporal=temporal)
-        node.children = _debian_changes(text, header.end(), end, temporal)
+        node.children = _grouped_changes(text, header.end(), end, temporal)
         units.append(H.to_parsed(document, info, node))
     return units
+
+
+def _grouped_changes(text: str, start: int, end: int, temporal: str) -> list:
+    """A release's changes, under its outline sub-headings when it has them (``** Bug fixes``, ``** New features``
+    in GNU NEWS files): one ``section`` per sub-heading holding the changes below it."""
+    headings = [m for m in _SUBHEADING.finditer(text, start, end)]
+    if not headings:
+        return _debian_changes(text, start, end, temporal)
+    children = _debian_changes(text, start, headings[0].start(), temporal)
+    seen: dict[str, int] = {}
+    for heading, region_end in zip(headings, [h.start() for h in headings[1:]] + [end]):
+        g_start, g_end = H.trim(text, heading.start(), region_end)
+        name = heading.group("title").strip().rstrip(":")
+        group = H.Node(H.unique_key(name, seen), name, g_start, g_end, "section", temporal=temporal)
+        group.children = _debian_changes(text, heading.end(), g_end, temporal)
+        children.append(group)
+    return children
 
 
 def _news_title(document: Document, front: str) -> str:

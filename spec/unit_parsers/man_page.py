@@ -169,7 +169,8 @@ def _entries(text: str, lines: list[tuple[int, int]]) -> list:
     for index, (s, e) in enumerate(content):
         following = content[index + 1] if index + 1 < len(content) else None
         if (_indent(text[s:e]) == margin and following is not None
-                and _indent(text[following[0]:following[1]]) > margin):
+                and _indent(text[following[0]:following[1]]) > margin
+                and not text[s:e].rstrip().endswith("{")):  # an example program's block, not a tag over its body
             first = index  # several tags over one body ("--disabled-login" over "--disabled-password")
             while (first > 0 and (not starts or first - 1 > starts[-1][1])
                    and _adjacent(text, content[first - 1], content[first])

@@ -437,3 +437,14 @@ def test_restructuredtext_underlines_of_quotes_and_angles_from_four() -> None:
     text = ("Usage\n=====\n\nIntro text here.\n\nConstants\n>>>>>>>>>\n\nSome constants.\n\nQuoting\n''''''''\n\n"
             "More text.\n\nx = 1\n\"\"\"\n\n>>> f\n>>>\n")
     assert [h.title for h in find_headings(text)] == ["Usage", "Constants", "Quoting"]
+
+
+def test_reuse_markers_are_no_headings_and_list_items_name_what_they_hold() -> None:
+    """rustdoc's ``COPYRIGHT`` (heldout25) opens with ``# REUSE-IgnoreStart``, a comment for the REUSE licensing tool:
+    it was the document's title and its one section, and each ``* normalize.css:`` item over its indented notice was
+    "REUSE-IgnoreStart ¶8". An item that holds the blocks under it is named by its text."""
+    units = _parse(TESTS / "fixtures" / "heldout25" / "documents" / "rustdoc-COPYRIGHT.txt")
+    assert not any("REUSE" in u.attributes["document_title"] or "REUSE" in u.topic for u in walk_units(units))
+    item = next(u for u in walk_units(units) if u.topic == "normalize.css")
+    assert item.raw_text.startswith("* normalize.css:") and "Nicolas Gallagher" in item.subunits[0].raw_text
+    assert item.subunits[0].attributes["hierarchy"][-2] == "normalize.css"

@@ -156,6 +156,53 @@ def test_a_change_log_titled_whats_new_has_its_releases_after_its_plans(parse, s
     assert not spec_registry.create("unit_parsers", "text-manual").parser_can_handle_document(document)
 
 
+GZIP_NEWS = REPO_ROOT / "tests" / "fixtures" / "heldout38" / "documents" / "gzip-NEWS.txt"
+
+
+def test_outline_sub_headings_group_a_releases_changes_and_headers_may_sit_on_their_items(parse) -> None:
+    """GNU gzip's NEWS (heldout38): each release's ``** Bug fixes`` and ``** Changes in behavior`` were changes of
+    their own (a unit of one line, "Note 1") and the changes under them lost them; its oldest releases ("Major changes
+    from 1.2 to 1.2.1" right over its ``*`` items) were paragraphs of one 5 KB release."""
+    document, units = parse("policy-changelog", GZIP_NEWS)
+    check_tree(document, units)
+    assert compute_coverage(len(document.text), units).coverage_percent >= 95
+    latest = units[1]
+    assert latest.topic == "Noteworthy changes in release 1.12 (2022-04-07) [stable]"
+    assert [u.topic for u in latest.subunits] == ["Changes in behavior", "Bug fixes"]
+    length = latest.subunits[0].subunits[0]
+    assert length.attributes["unit_type"] == "change" and length.raw_text.startswith("'gzip -l' no longer misreports")
+    assert length.attributes["hierarchy"][-2] == "Changes in behavior"
+    versions = [u for u in units if u.attributes["unit_type"] == "version"]
+    printed = re.findall(r"(?m)^(?:\* Noteworthy|Major|No major) changes? .*$", document.text)
+    assert len(versions) == len(printed) > 40
+    oldest = [u for u in versions if u.topic.startswith("Major changes from")]
+    assert len(oldest) == len(re.findall(r"(?m)^Major changes from", document.text)) == 24
+    release = next(u for u in oldest if u.topic == "Major changes from 1.2 to 1.2.1")
+    assert release.attributes["version"] == "1.2.1"
+    assert [u.raw_text[:20] for u in release.subunits] == ["* Let zmore act as m", "* made gzexe more se",
+                                                           "* By default, displa"]
+    # an item that names a release over the next item stays an item
+    parser_units = [u for u in walk_units(units) if u.raw_text.startswith("* Added env variable GZIP")]
+    assert len(parser_units) == 1 and parser_units[0].attributes["unit_type"] == "change"
+
+
+def test_underlined_parts_of_a_release_are_its_sections(parse) -> None:
+    """giflib's NEWS underlines each release with ``=`` and its "Code Fixes" and "Build Fixes" with ``-``: those were
+    units beside the releases, each release a unit of its heading alone (27 characters, a chunk of its own) and its
+    fixes without their version (heldout25)."""
+    path = REPO_ROOT / "tests" / "fixtures" / "heldout25" / "documents" / "giflib-NEWS.txt"
+    document, units = parse("policy-changelog", path)
+    check_tree(document, units)
+    assert compute_coverage(len(document.text), units).coverage_percent >= 95
+    assert all(u.attributes["unit_type"] in ("version", "title", "section") for u in units)
+    release = next(u for u in units if u.topic == "Version 5.1.5")
+    assert [u.topic for u in release.subunits] == ["Code Fixes", "Build Fixes"]
+    fix = release.subunits[0].subunits[1]
+    assert fix.attributes["unit_type"] == "change" and "CVE-2018-11490" in fix.raw_text
+    assert fix.attributes["hierarchy"][:2] == ["Version 5.1.5", "Code Fixes"] and "5.1.5" in fix.temporal_topic
+    assert not any(u.attributes["unit_type"] == "section" and u.topic.endswith("Fixes") for u in units)
+
+
 PULSEAUDIO_NEWS = REPO_ROOT / "tests" / "fixtures" / "heldout27" / "documents" / "pulseaudio-NEWS.txt"
 
 

@@ -92,3 +92,14 @@ def test_a_question_that_wraps_over_its_answer_is_one_entry(parse) -> None:
     assert "The usual way to deal with this is to use git revert." in undo.raw_text
     assert "How do I ignore changes to a tracked file?" not in undo.raw_text  # the next question is its own entry
     assert not any(topic.startswith("Paragraph") for topic in topics)
+
+
+def test_an_example_programs_functions_are_not_entries(parse) -> None:
+    """inotify(7)'s example program (heldout38) sets ``static void`` and ``int`` at the margin over ``{`` and an
+    indented body: they read as tagged paragraphs, so its chunks were headed "Program source > int". A line that
+    opens a block is code, not a tag."""
+    _, units = parse("man-page", REPO_ROOT / "tests" / "fixtures" / "heldout38" / "documents" / "inotify.7.txt")
+    source = next(u for u in walk_units(units) if u.topic == "Program source")
+    main = next(u for u in source.subunits if "main(int argc, char* argv[])" in u.raw_text)
+    assert main.attributes["unit_type"] == "paragraph" and "handle_events(int fd" in main.raw_text
+    assert not any(u.topic in ("int", "static void") for u in walk_units(units))

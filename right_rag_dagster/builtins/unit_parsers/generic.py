@@ -33,6 +33,9 @@ MIN_CAPS = 3
 """Headings of several capitalised words that make capitalised lines of one word headings too (libjpeg's usage notes'
 "JPEGTRAN" among "GENERAL USAGE" and "HINTS FOR CJPEG"); a lone "NOTE" in a document of other headings stays text."""
 _ATX = re.compile(r"^(#{1,6})[ \t]+(\S.*?)[ \t#]*$")
+_TOOL_MARKER = re.compile(r"^REUSE-(?:IgnoreStart|IgnoreEnd|SnippetBegin|SnippetEnd)\b")
+"""A comment that tells the REUSE licensing tool where to look (rustdoc's ``COPYRIGHT`` opens ``# REUSE-IgnoreStart``):
+no heading, no title."""
 _UNDERLINE = re.compile(r"^(?:([=\-~^*#+])\1{2,}|([<>\"'])\2{3,})$")
 """An underline of reStructuredText's usual marks; ``<``, ``>``, ``"`` and ``'`` (six's manual underlines its
 subsections with ``>>>>``) from four on, so a ``>>>`` prompt or a docstring's quotes under a short line is none."""
@@ -134,6 +137,8 @@ def find_headings(text: str) -> list[Heading]:
             continue
         atx = _ATX.match(line)
         numbered = _NUMBERED.match(stripped)
+        if atx and _TOOL_MARKER.match(atx.group(2)):
+            continue
         if atx:
             found.append(Heading(start, end, atx.group(2), f"atx{len(atx.group(1))}"))
         elif not above and (_UNDERLINE.match(below) and len(below) >= max(3, len(stripped) - 2)
@@ -503,8 +508,9 @@ class _Builder:
             while column is not None and stop < len(units) and _column(self.text, units[stop].source_start) >= column:
                 stop += 1
             if stop > index + 1:
-                path = (*parent, unit.topic)
-                unit = self.unit(unit.key, unit.topic, (unit.source_start, unit.source_end), unit.attributes["unit_type"],
+                topic = unit.topic if unit.attributes["unit_type"] != "paragraph" else _item_text(unit.fulltext)
+                path = (*parent, topic)
+                unit = self.unit(unit.key, topic, (unit.source_start, unit.source_end), unit.attributes["unit_type"],
                                  parent, [_rerooted(block, path) for block in units[index + 1:stop]],
                                  defined_term=unit.attributes.get("defined_term"))
             out.append(unit)
@@ -543,6 +549,13 @@ def _item_column(text: str, start: int) -> int | None:
     line = text[line_start:line_end if line_end >= 0 else len(text)]
     match = _LIST_ITEM.match(line)
     return len(line[:match.end() - 1].expandtabs(8)) if match and match.lastgroup in ("bullet", "digit") else None
+
+
+def _item_text(block: str) -> str:
+    """A list item's first line as the topic of the item and the blocks it holds ("Fira Sans (FiraSans-Regular.woff2,
+    FiraSans-Medium.woff2)" over its copyright notice, not "COPYRIGHT ¶2")."""
+    line = _LIST_ITEM.sub(lambda match: match.group(0)[-1], block.split("\n", 1)[0], count=1).strip().rstrip(":")
+    return line if len(line) <= 80 else line[:80].rsplit(" ", 1)[0] + " …"
 
 
 def _column(text: str, start: int) -> int:
@@ -661,9 +674,10 @@ def _a_faq(text: str) -> bool:
 
 def _title_text(line: str) -> str:
     """``line`` as a title, or "" for markup that is no title: a rule or an over-line (``=====``), an empty
-    Markdown heading (``##``), a reStructuredText field or directive (``:orphan:``, ``.. include::``)."""
+    Markdown heading (``##``), a reStructuredText field or directive (``:orphan:``, ``.. include::``), a REUSE
+    marker."""
     line = line.strip().lstrip("#").strip()
-    if not _WORD.search(line) or _MARKUP_LINE.match(line):
+    if not _WORD.search(line) or _MARKUP_LINE.match(line) or _TOOL_MARKER.match(line):
         return ""
     return line
 

@@ -7,6 +7,7 @@ with ``right_rag_dagster.core.registry.load_helper(__file__, "_shared.py")``.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -138,7 +139,11 @@ _LOG_TITLE = re.compile(r"^[ \t]*(?:what['’]?s[ \t]+new|news|changes|change[ \
 
 
 _FIRST_ITEM = re.compile(r"^\*[ \t]+\S")
-"""A release's first item right under its header, unindented: the ``*`` of an item, as a header's never is."""
+"""A release's first ``*`` item, unindented, on the line right under its header (gzip's oldest releases)."""
+SAME_LEAD = 2
+"""A header right over its first item counts only where at least this many other headers open with the same two
+words ("Major changes from 1.2 to 1.2.1" among gzip's 24): a lead-in over a list ("Release 1.9.1 introduced a
+regression, fixed here:") is none."""
 
 _NAMED_RELEASE = re.compile(r"^(?P<name>[A-Z][\w+.-]*(?:[ \t][A-Z][\w+.-]*){0,2})[ \t]+v?"
                             r"(?P<version>\d+(?:\.\d+)+[\w.~+-]*?)(?:[ \t]*(?:\([^)\n]{0,40}\)|[-–—:][^\n]{0,40}))?$",
@@ -150,21 +155,32 @@ taken only where every header names the same program."""
 def release_headers(text: str) -> list[re.Match[str]]:
     """The release headers of a NEWS file, or [] when it is none: it must name a release in its first
     ``RELEASE_LOOKAHEAD`` non-blank lines (or open with a change log's title) and have at least ``MIN_RELEASES``
-    headers. Each is an unindented line of at most 90 characters standing alone between blank lines: one that
-    names a release ("Changes in version 2.7.6:"), or else the same program's name and a version on every header
-    ("PulseAudio 16.1")."""
+    headers. Each is an unindented line of at most 90 characters after a blank line and over a blank line or its
+    first ``*`` item (``_is_release``, ``SAME_LEAD``): one that names a release ("Changes in version 2.7.6:"), or else
+    the same program's name and a version on every header ("PulseAudio 16.1")."""
     first = list(islice(re.finditer(r"^[^\S\n]*\S[^\n]*$", text[:4000], re.M), RELEASE_LOOKAHEAD))
     titled = bool(first and _LOG_TITLE.match(first[0].group(0)))
     for pattern in (_RELEASE, _NAMED_RELEASE):
         if not titled and not any(_is_release(text, m.start(), pattern) for m in first):
             continue
-        headers = [m for m in pattern.finditer(text) if _is_release(text, m.start(), pattern)]
+        headers = _repeated_over_items(text, [m for m in pattern.finditer(text)
+                                              if _is_release(text, m.start(), pattern)])
         if pattern is _NAMED_RELEASE:
             names = [m.group("name") for m in headers]
             headers = [m for m in headers if m.group("name") == max(set(names), key=names.count)] if names else []
         if len(headers) >= MIN_RELEASES:
             return headers
     return []
+
+
+def _repeated_over_items(text: str, headers: list[re.Match[str]]) -> list[re.Match[str]]:
+    """``headers`` less those right over an item whose first two words fewer than ``SAME_LEAD`` others share."""
+    def lead(header: re.Match[str]) -> tuple[str, ...]:
+        return tuple(header.group(0).lstrip("* \t").lower().split()[:2])
+
+    leads = Counter(lead(header) for header in headers)
+    return [header for header in headers
+            if not _FIRST_ITEM.match(text[header.end() + 1:header.end() + 200]) or leads[lead(header)] > SAME_LEAD]
 
 
 def _is_release(text: str, start: int, pattern: re.Pattern[str] = _RELEASE) -> bool:

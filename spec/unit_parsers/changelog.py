@@ -15,8 +15,9 @@ included) and per paragraph outside items.
 
 Also accepts release notes as GNU-style ``NEWS`` files write them: a text whose first lines include a release header
 (``Changes in version 2.7.6:``, ``Noteworthy changes in release 9.1 (2022-04-15)``, ``Version 0.21 - July 2020``),
-with at least three such headers, each an unindented line followed by a blank line: one ``version`` unit per header
-holding a ``change`` per ``*`` item and per paragraph, as in a Debian change log.
+with at least three such headers, each an unindented line followed by a blank line (or by its first ``*`` item where
+other headers open with the same words): one ``version`` unit per header holding a ``section`` per outline
+sub-heading (``** Bug fixes``) and a ``change`` per ``*`` item and per paragraph, as in a Debian change log.
 """
 
 from __future__ import annotations
@@ -92,17 +93,16 @@ class ChangelogParser(UnitParser):
         sections = [h for h in headings if h is not title_heading]
         ends = [h.start for h in sections[1:]] + [len(text)]
         seen: dict[str, int] = {}
-        release = None  # the version the headings below belong to
+        ranks = {mark: rank for rank, mark in enumerate(dict.fromkeys(h.mark for h in sections))}
+        release, parts = None, {}  # the release the headings below belong to, and its parts' keys
         for heading, end in zip(sections, ends):
-            node = _section(text, heading, end, title, seen)
-            if release is not None and node.unit_type == "section" and heading.mark != versions[0].mark:
-                # giflib's "Code Fixes" over "----" under its "Version 5.1.5" over "====": a part of that release
-                node.temporal, node.children = release.temporal, _entries(text, heading.end, node.end, release.temporal)
-                release.children.append(node)
-                release.end = node.end
+            if release is not None and ranks[heading.mark] > ranks[versions[0].mark] and not (
+                    H.RELEASE_HEADING.search(heading.text)):
+                _add_part(text, release, heading, end, parts)
                 continue
+            node = _section(text, heading, end, title, seen)
             nodes.append(node)
-            release = node if node.unit_type == "version" else None
+            release, parts = (node, {}) if node.unit_type == "version" else (None, {})
         return [H.to_parsed(document, info, node) for node in nodes]
 
 
@@ -153,6 +153,18 @@ def _section(text: str, heading: _Heading, region_end: int, title: str, seen: di
     return node
 
 
+def _add_part(text: str, release, heading: _Heading, region_end: int, seen: dict[str, int]) -> None:
+    """A heading underlined with a mark of a lower level than the releases' (giflib's "Code Fixes" over ``----``
+    under "Version 5.1.5" over ``====``) is a ``section`` of the release above it, holding its entries."""
+    start, end = H.trim(text, heading.start, region_end)
+    name = _strip_numbering(heading.text)
+    part = H.Node(H.unique_key(name, seen), name, start, end, "section", temporal=release.temporal,
+                  attributes={"heading": text[heading.start:heading.end].strip()})
+    part.children = _entries(text, heading.end, end, release.temporal)
+    release.children.append(part)
+    release.end = end
+
+
 def _entries(text: str, start: int, end: int, temporal: str) -> list:
     """Entries: a non-indented line (section references or topic) with its indented body, or a bullet item."""
     groups: list[list[tuple[int, int]]] = []
@@ -198,9 +210,13 @@ _DEBIAN_ENTRY = re.compile(r"^(?P<package>[a-z0-9][a-z0-9+.-]+) \((?P<version>[^
 _DEBIAN_TRAILER = re.compile(r"^ -- (?P<maintainer>[^\n<]*<[^\n>]*>)  (?P<date>[^\n]+?)\s*$", re.M)
 _ITEM = re.compile(r"^(?P<indent>[ \t]*)[*+-][ \t]+\S")
 _AUTHOR = re.compile(r"^[ \t]*\[ ?([^\]\n]+?) ?\][ \t]*$")
-_SUBHEADING = re.compile(r"^\*{2,}[ \t]+(?P<title>\S[^\n]{0,78})$", re.M)
-"""An outline sub-heading of a release (``** Bug fixes``): two or more stars at the start of the line."""
-_TO_VERSION = re.compile(r"\bto[ \t]+v?(\d+(?:\.\d+)+[\w~+-]*?)\.?[ \t]*$")
+_SUBHEADING = re.compile(r"^\*{2,}[ \t]+(?P<title>\S[^\n]{0,78}?)(?<![.!?])[ \t]*$", re.M)
+"""An outline sub-heading of a release (``** Bug fixes``): two or more stars at the start of a line that ends in no
+full stop (gzip's "** 'gzip -f foo.gz' now creates a file foo.gz.gz instead of complaining." is a change);
+``***`` headings stay beside ``**`` ones."""
+_TO_VERSION = re.compile(r"\bfrom[ \t]+v?\d+(?:\.\d+)*[\w~+-]*[ \t]+to[ \t]+v?(\d+(?:\.\d+)+[\w~+-]*?)"
+                         r"(?=[.:]?(?:[ \t(]|$))", re.I)
+"""A header naming a span of releases ("Major changes from 1.2 to 1.2.1", "CHANGES FROM 3.3 TO 3.3a"): the last."""
 _SENTENCE_END = re.compile(r"[^\W\d_][\"')]?[.!?](?=\s)")
 
 
@@ -263,7 +279,7 @@ def _debian_changes(text: str, start: int, end: int, temporal: str) -> list:
     children, seen, items = [], {}, 0
     for g_start, g_end, column, by in groups:
         body = text[g_start:g_end]
-        words = " ".join(body.lstrip("*+- \t").split())
+        words = " ".join((_BULLET.sub("", body, count=1) if column is not None else body).split())
         sentence = _SENTENCE_END.search(words)
         topic = words[:sentence.end()] if sentence else words
         topic = topic if len(topic) <= 80 else topic[:80].rsplit(" ", 1)[0] + " …"
@@ -272,6 +288,7 @@ def _debian_changes(text: str, start: int, end: int, temporal: str) -> list:
             key = f"item {items}"
         else:
             key = f"Note {len(children) - items + 1}"
+            topic = topic if re.search(r"[^\W_]", topic) else key  # a rule (``====``) says nothing
         children.append(H.Node(H.unique_key(key, seen), topic, g_start, g_end, "change",
                                role=H.text_role(body, legal=False), temporal=temporal,
                                attributes={"author": by} if by else {}))
@@ -308,7 +325,7 @@ def _release_notes(document: Document, headers: list[re.Match[str]], parser: str
 def _grouped_changes(text: str, start: int, end: int, temporal: str) -> list:
     """A release's changes, under its outline sub-headings when it has them (``** Bug fixes``, ``** New features``
     in GNU NEWS files): one ``section`` per sub-heading holding the changes below it."""
-    headings = [m for m in _SUBHEADING.finditer(text, start, end)]
+    headings = list(_SUBHEADING.finditer(text, start, end))
     if not headings:
         return _debian_changes(text, start, end, temporal)
     children = _debian_changes(text, start, headings[0].start(), temporal)

@@ -448,3 +448,14 @@ def test_reuse_markers_are_no_headings_and_list_items_name_what_they_hold() -> N
     item = next(u for u in walk_units(units) if u.topic == "normalize.css")
     assert item.raw_text.startswith("* normalize.css:") and "Nicolas Gallagher" in item.subunits[0].raw_text
     assert item.subunits[0].attributes["hierarchy"][-2] == "normalize.css"
+
+
+def test_an_items_name_is_its_first_line_with_spaces_joined() -> None:
+    text = ("Options\n=======\n\nSome text comes first here.\n\n*\tWhat\thappens  if you\n\n        It is ignored.\n\n"
+            "- - - - - -\n\n    Not an item's name.\n")
+    parser = GenericUnitParser()
+    document = Document("notes.txt", text)
+    units = build_units(document, parser.parse_document(document), parser.parser_name)
+    topics = [u.topic for u in walk_units(units)]
+    assert "What happens if you" in topics and not any("- -" in topic for topic in topics)
+

@@ -177,13 +177,29 @@ def test_outline_sub_headings_group_a_releases_changes_and_headers_may_sit_on_th
     assert len(versions) == len(printed) > 40
     oldest = [u for u in versions if u.topic.startswith("Major changes from")]
     assert len(oldest) == len(re.findall(r"(?m)^Major changes from", document.text)) == 24
+    assert all(u.attributes["version"] == re.search(r" to ([\d.]+?)\.?$", u.topic).group(1) for u in oldest)
     release = next(u for u in oldest if u.topic == "Major changes from 1.2 to 1.2.1")
-    assert release.attributes["version"] == "1.2.1"
     assert [u.raw_text[:20] for u in release.subunits] == ["* Let zmore act as m", "* made gzexe more se",
                                                            "* By default, displa"]
-    # an item that names a release over the next item stays an item
-    parser_units = [u for u in walk_units(units) if u.raw_text.startswith("* Added env variable GZIP")]
-    assert len(parser_units) == 1 and parser_units[0].attributes["unit_type"] == "change"
+    assert next(u for u in oldest if u.topic == "Major changes from 0.8.1 to 0.8.2").attributes["version"] == "0.8.2"
+    # a change written as an outline heading ("** ... instead of complaining.") stays a change
+    assert not any(u.attributes["unit_type"] == "section" and u.topic.endswith(".") for u in walk_units(units))
+
+
+def test_a_header_over_its_first_item_needs_others_that_open_alike(spec_registry) -> None:
+    """A release header right over its items counts where other headers open with the same words (gzip's 24 "Major
+    changes from ..."); lead-ins over lists that name a version do not make a change log, and an item that names a
+    release is no header."""
+    parser = spec_registry.create("unit_parsers", "policy-changelog")
+    readme = ("foo\n\nNew in version 2.0 you can:\n* run it\n\nPython packages need version 3.8 or later:\n* pip\n\n"
+              "Version 1.9.2 users must first:\n* upgrade\n\nRelease 1.9.1 introduced a regression, fixed here:\n* x\n")
+    assert not parser.parser_can_handle_document(Document("README", readme, metadata={"format": "text"}))
+    log = "".join(f"Major changes from 1.{n} to 1.{n + 1}\n* fix {n}\n* Release 9.{n} notes moved\n* more\n\n"
+                  for n in (3, 2, 1))
+    document = Document("NEWS", log, metadata={"format": "text"})
+    units = list(parser.parse_document(document))
+    assert [u.attributes["version"] for u in units] == ["1.4", "1.3", "1.2"]
+    assert [len(u.subunits) for u in units] == [3, 3, 3]  # "* Release 9.3 notes moved" stays an item
 
 
 def test_underlined_parts_of_a_release_are_its_sections(parse) -> None:

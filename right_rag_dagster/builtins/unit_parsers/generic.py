@@ -136,9 +136,9 @@ def find_headings(text: str) -> list[Heading]:
         if not stripped or len(stripped) > MAX_HEADING or _UNDERLINE.match(stripped):
             continue
         atx = _ATX.match(line)
-        numbered = _NUMBERED.match(stripped)
         if atx and _TOOL_MARKER.match(atx.group(2)):
             continue
+        numbered = _NUMBERED.match(stripped)
         if atx:
             found.append(Heading(start, end, atx.group(2), f"atx{len(atx.group(1))}"))
         elif not above and (_UNDERLINE.match(below) and len(below) >= max(3, len(stripped) - 2)
@@ -508,7 +508,7 @@ class _Builder:
             while column is not None and stop < len(units) and _column(self.text, units[stop].source_start) >= column:
                 stop += 1
             if stop > index + 1:
-                topic = unit.topic if unit.attributes["unit_type"] != "paragraph" else _item_text(unit.fulltext)
+                topic = unit.topic if unit.attributes["unit_type"] != "paragraph" else _item_text(unit.fulltext, unit.topic)
                 path = (*parent, topic)
                 unit = self.unit(unit.key, topic, (unit.source_start, unit.source_end), unit.attributes["unit_type"],
                                  parent, [_rerooted(block, path) for block in units[index + 1:stop]],
@@ -551,11 +551,15 @@ def _item_column(text: str, start: int) -> int | None:
     return len(line[:match.end() - 1].expandtabs(8)) if match and match.lastgroup in ("bullet", "digit") else None
 
 
-def _item_text(block: str) -> str:
-    """A list item's first line as the topic of the item and the blocks it holds ("Fira Sans (FiraSans-Regular.woff2,
-    FiraSans-Medium.woff2)" over its copyright notice, not "COPYRIGHT ¶2")."""
-    line = _LIST_ITEM.sub(lambda match: match.group(0)[-1], block.split("\n", 1)[0], count=1).strip().rstrip(":")
-    return line if len(line) <= 80 else line[:80].rsplit(" ", 1)[0] + " …"
+def _item_text(block: str, topic: str) -> str:
+    """A list item's first line as the topic of the item and the blocks it holds ("normalize.css" over its copyright
+    notice, not "COPYRIGHT ¶8"); ``topic`` when that line has no word (a rule of ``- - -``)."""
+    line = block.split("\n", 1)[0]
+    match = _LIST_ITEM.match(line)
+    text = " ".join(line[match.end() - 1 if match else 0:].split()).rstrip(":‐")
+    if not _WORD.search(text):
+        return topic
+    return text if len(text) <= 80 else text[:80].rsplit(" ", 1)[0] + " …"
 
 
 def _column(text: str, start: int) -> int:

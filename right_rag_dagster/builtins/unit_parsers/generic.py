@@ -337,10 +337,12 @@ def _first_sentence(text: str, start: int) -> str:
     (cut at a word)."""
     paragraph = " ".join(text[start:start + 4 * MAX_HEADING].split("\n\n", 1)[0].split())
     end = _SENTENCE_END.search(paragraph)
-    sentence = paragraph[:end.end()] if end else paragraph
-    if len(sentence) > MAX_HEADING:
-        sentence = sentence[:MAX_HEADING].rsplit(" ", 1)[0] + " …"
-    return sentence
+    return _cut(paragraph[:end.end()] if end else paragraph, MAX_HEADING)
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` when it fits ``limit`` characters, else cut at the last word that fits, with " …"."""
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
 
 
 def _next_chapter(previous: int, numeral: str) -> int | None:
@@ -559,7 +561,7 @@ def _item_text(block: str, topic: str) -> str:
     text = " ".join(line[match.end() - 1 if match else 0:].split()).rstrip(":‐")
     if not _WORD.search(text):
         return topic
-    return text if len(text) <= 80 else text[:80].rsplit(" ", 1)[0] + " …"
+    return _cut(text, 80)
 
 
 def _column(text: str, start: int) -> int:

@@ -131,7 +131,9 @@ _URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.IGNORECASE)
 """An address in a sentence: its words (``debian.org/doc/packaging-manuals/copyright-format``) are no part of what
 the sentence says, so they do not count towards its coverage of the question."""
 _TABLE_LINE = re.compile(r"\|.*\||\.{4,}|(?:\. ){4,}|(?:\S+ {3,}){3,}|\t.*\t")
-_CODE = re.compile(r"\$[({]|[+:?]=|==|&&|\|\||[{};]\s*$|^\s*(?:if|ifeq|ifneq|endif|fi|export|#!)\b", re.MULTILINE)
+_CODE = re.compile(r"\$[({]|[+:?]=|==|&&|\|\||[{};]\s*$|^\s*(?:if|ifeq|ifneq|endif|fi|export|#!)\b|^\s*\.\.[ \t]+\S",
+                   re.MULTILINE)
+"""Lines of code, and reST's explicit markup (``.. only:: html``, ``.. versionadded:: 3.19``, ``.. _target:``)."""
 
 
 @dataclass(frozen=True)

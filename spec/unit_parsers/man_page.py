@@ -36,6 +36,10 @@ _OPTION = re.compile(r"^[-+]{1,2}[\w#?]")
 _PLACEHOLDER = re.compile(r"^[A-Za-z][\w.=\[\]<>|-]*,?$")
 MAX_TERM_CHARS = 60
 _BULLET = re.compile(r"^[•*·o-][ \t]")
+_NUMBERED_ITEM = re.compile(r"^(\d{1,2})\.\s+\S")
+MAX_ITEM_LEAD = 3
+"""A numbered list's items sit at the body's margin or a tab past it (daemon(7): "\\t1. Close all open file
+descriptors", "       10. In the daemon process"); deeper ones belong to an entry's body."""
 _HEADER_LINES = 3
 
 
@@ -165,10 +169,13 @@ def _entries(text: str, lines: list[tuple[int, int]]) -> list:
     if not content:
         return []
     margin = min(_indent(text[s:e]) for s, e in content)
-    starts: list[int] = []
+    items = _numbered_items(text, content, margin)
+    starts: list[tuple[int, int]] = []
     for index, (s, e) in enumerate(content):
         following = content[index + 1] if index + 1 < len(content) else None
-        if (_indent(text[s:e]) == margin and following is not None
+        if index in items:
+            starts.append((index, index))
+        elif (_indent(text[s:e]) == margin and following is not None and index + 1 not in items
                 and _indent(text[following[0]:following[1]]) > margin
                 and not text[s:e].rstrip().endswith("{")):  # an example program's block, not a tag over its body
             first = index  # several tags over one body ("--disabled-login" over "--disabled-password")
@@ -186,8 +193,8 @@ def _entries(text: str, lines: list[tuple[int, int]]) -> list:
         return []
     pieces: list[tuple[int, int, int | None]] = []  # (first content index, stop index, the tag's last line or None)
     for number, (first, term) in enumerate(starts):
-        stop = term + 1
-        while stop < len(content) and _indent(text[slice(*content[stop])]) > margin:
+        stop, own = term + 1, _indent(text[slice(*content[term])])
+        while stop < len(content) and stop not in items and _indent(text[slice(*content[stop])]) > own:
             stop += 1
         pieces.append((first, stop, term))
         following = starts[number + 1][0] if number + 1 < len(starts) else len(content)
@@ -203,7 +210,7 @@ def _entries(text: str, lines: list[tuple[int, int]]) -> list:
         last = tag_end if is_entry and text[slice(*content[tag_end])].rstrip().endswith("?") else first
         term = " ".join(text[content[first][0]:content[last][1]].split())
         if is_entry:
-            node = _entry_node(term, start, end, seen)
+            node = _entry_node(term, start, end, seen, numbered=first in items)
             if node.unit_type == "list_item" and lead_in:
                 node.attributes["lead_in"] = lead_in  # read (and found) with the item, as a licence's clauses
             nodes.append(node)
@@ -211,6 +218,33 @@ def _entries(text: str, lines: list[tuple[int, int]]) -> list:
             nodes.append(H.Node(H.unique_key("paragraph", seen), "Paragraph", start, end, "paragraph"))
             lead_in = _lead_in(text[start:end])
     return nodes
+
+
+def _numbered_items(text: str, content: list[tuple[int, int]], margin: int) -> set[int]:
+    """Indexes of the lines that open a numbered list's items ("1. Close all open file descriptors"): at the margin
+    or a tab past it, numbered one after another (a lone "2 Problems were encountered" is an exit status's tag). A
+    list past the margin that follows a line past it too is part of an entry's body (ctags-faq(7)'s "D. ...")."""
+    runs: list[list[int]] = []
+    previous = None
+    for index, (s, e) in enumerate(content):
+        line = text[s:e]
+        match = _NUMBERED_ITEM.match(line.strip())
+        if not match or _indent(line) > margin + MAX_ITEM_LEAD:
+            continue
+        number = int(match.group(1))
+        if runs and previous == number - 1:
+            runs[-1].append(index)
+        else:
+            runs.append([index])
+        previous = number
+    items = set()
+    for run in runs:
+        first = run[0]
+        nested = (_indent(text[slice(*content[first])]) > margin and first
+                  and _indent(text[slice(*content[first - 1])]) > margin)
+        if len(run) > 1 and not nested:
+            items.update(run)
+    return items
 
 
 MAX_QUESTION_LINES = 3
@@ -279,9 +313,14 @@ def _option_term(line: str) -> bool:
     return len(others) <= options and all(_PLACEHOLDER.match(token) for token in others)
 
 
-def _entry_node(term: str, start: int, end: int, seen: dict[str, int]):
-    """An option (``-k --keep``), a list item (a bullet) or another tagged paragraph (a field, a file name)."""
-    if _OPTION.match(term):
+def _entry_node(term: str, start: int, end: int, seen: dict[str, int], numbered: bool = False):
+    """An option (``-k --keep``), a list item (a bullet or a numbered step) or another tagged paragraph (a field, a
+    file name)."""
+    if numbered:  # titled by its first sentence where the first line holds it ("2. Restart your shell ... effect.")
+        number, _, rest = term.partition(" ")
+        sentence = re.split(r"(?<=[.!?])\s+(?=[A-Z])", rest, maxsplit=1)[0]
+        unit_type, title = "list_item", f"{number} {sentence}"[:80]
+    elif _OPTION.match(term):
         unit_type, title = "option", term[:80]
     elif _BULLET.match(term):
         unit_type, title = "list_item", " ".join(term[1:].split()[:8])

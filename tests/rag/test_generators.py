@@ -602,3 +602,15 @@ def test_the_answer_gate_does_not_weigh_what_bm25_drops() -> None:
     assert weighted_coverage(gate_weights(weights, question, {"without"}), {"lose", "gdb", "expat", "mean"}) == 1.0
     assert gate_weights({"without": 4.3, "mean": 4.3}, "What does without mean?", {"without", "mean"}) == {
         "without": 4.3, "mean": 4.3}
+
+
+def test_rest_explicit_markup_is_never_a_sentence_to_quote() -> None:
+    """cmake-presets(7)'s title block in reST: ``.. only:: html`` and ``.. contents::`` under the title were
+    "sentences" the answer quoted for a question naming the manual ("cmake-presets(7) **** .. only:: html ..
+    contents::"); a directive, a target or a comment is markup, like a line of code."""
+    from right_rag_dagster.rag.extractive import prose_sentences
+
+    text = ("cmake-presets(7)\n****************\n\n.. only:: html\n\n   .. contents::\n\n.. _presets-intro:\n\n"
+            "Introduction\n============\n\n.. versionadded:: 3.19\n\nOne problem CMake users face is sharing settings.")
+    quoted = [text[a:b] for a, b in prose_sentences(text)]
+    assert quoted == ["cmake-presets(7)", "Introduction", "One problem CMake users face is sharing settings."]

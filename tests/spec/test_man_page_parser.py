@@ -103,3 +103,22 @@ def test_an_example_programs_functions_are_not_entries(parse) -> None:
     main = next(u for u in source.subunits if "main(int argc, char* argv[])" in u.raw_text)
     assert main.attributes["unit_type"] == "paragraph" and "handle_events(int fd" in main.raw_text
     assert not any(u.topic in ("int", "static void") for u in walk_units(units))
+
+
+def test_numbered_steps_are_list_items_at_the_margin_or_a_tab_past_it(parse) -> None:
+    """daemon(7) (heldout39) numbers its steps 1-9 a tab in and 10-15 at the margin: only the last ones read as
+    tags, and "It is recommended for new-style daemons to implement the following:" was one entry holding nine
+    steps. Each step is a list item titled by its first sentence and led in by that sentence; a numbered list past
+    the margin inside an entry's body stays in it (ctags-faq(7)'s "D. The presence of duplicate tags")."""
+    _, units = parse("man-page", REPO_ROOT / "tests" / "fixtures" / "heldout39" / "documents" / "daemon.7.txt")
+    sysv = _by_topic(units)["SysV Daemons"]
+    steps = [u for u in sysv.subunits if u.attributes["unit_type"] == "list_item"]
+    assert [u.topic.split(".")[0] for u in steps] == [str(n) for n in range(1, 16)]
+    assert steps[4].topic == "5. Call fork(), to create a background process."
+    assert steps[10].raw_text.endswith("blocks mount points from being unmounted.")
+    new_style = [u for u in _by_topic(units)["New-Style Daemons"].subunits if u.attributes["unit_type"] == "list_item"]
+    assert len(new_style) == 11 and new_style[0].topic.startswith("1. If SIGTERM is received")
+    assert new_style[0].attributes["lead_in"] == "It is recommended for new-style daemons to implement the following:"
+    _, units = parse("man-page", next(REPO_ROOT.glob("tests/fixtures/*/documents/ctags-universal-faq.7.txt")))
+    duplicates = next(u for u in walk_units(units) if u.topic.startswith("D. The presence of duplicate tags"))
+    assert "1. How common are duplicate tags in your project?" in duplicates.raw_text

@@ -20,7 +20,7 @@ compared a passage's section path counts for half (a sentence under "3.18 /tmp: 
 words that name the passage's document ("double-conversion", "libogg") and the words of a web address do not count
 towards a sentence's own coverage: they say which document answers, not which sentence (the header stanza that names
 the package and links the format's "packaging-manuals" is not who did the Debian packaging).
-Rows of a table, dot leaders and other lines without prose (code, dot leaders) are never quoted (a sentence that
+Rows of a table, dot leaders and other lines without prose (code, reST directives) are never quoted (a sentence that
 holds one keeps its prose lines), a label line over an indented body (a man page's option or field name) is a heading
 of its own, and a "sentence" longer than ``MAX_SENTENCE`` (a long clause, a list without punctuation) is read in
 pieces of whole lines up to ``PIECE`` characters. When the semantic reranker's model has read the passages, a
@@ -131,9 +131,10 @@ _URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.IGNORECASE)
 """An address in a sentence: its words (``debian.org/doc/packaging-manuals/copyright-format``) are no part of what
 the sentence says, so they do not count towards its coverage of the question."""
 _TABLE_LINE = re.compile(r"\|.*\||\.{4,}|(?:\. ){4,}|(?:\S+ {3,}){3,}|\t.*\t")
-_CODE = re.compile(r"\$[({]|[+:?]=|==|&&|\|\||[{};]\s*$|^\s*(?:if|ifeq|ifneq|endif|fi|export|#!)\b|^\s*\.\.[ \t]+\S",
-                   re.MULTILINE)
-"""Lines of code, and reST's explicit markup (``.. only:: html``, ``.. versionadded:: 3.19``, ``.. _target:``)."""
+_CODE = re.compile(r"\$[({]|[+:?]=|==|&&|\|\||[{};]\s*$|^\s*(?:if|ifeq|ifneq|endif|fi|export|#!)\b|"
+                   r"^\s*\.\.[ \t]+(?:[\w-]+::?(?:\s|$)|[_|])|^\s*:[\w-]+:(?:\s|$)", re.MULTILINE)
+"""Lines of code, and reST's explicit markup (``.. only:: html``, ``.. _target:``, a directive's ``:maxdepth: 2``;
+a wrapped line of prose that opens with an ellipsis, ``.. to the maximum``, is no markup)."""
 
 
 @dataclass(frozen=True)

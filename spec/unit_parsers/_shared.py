@@ -339,6 +339,25 @@ class DocumentInfo:
     parser: str
 
 
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[\"'(]?[A-Z])")
+_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|viz|approx|incl|resp)|(?<![\w.])[A-Z])\.$", re.I)
+"""What a full stop ends that is no sentence's end: "e.g.", "i.e.", "etc.", an initial ("U.S.", "J. Doe")."""
+
+
+def first_sentence(words: str) -> str:
+    """The first sentence of ``words`` (whitespace collapsed): up to the first full stop, ``!`` or ``?`` before a
+    capital that does not end an abbreviation ("Use an editor, e.g. Vim" goes on)."""
+    for match in _SENTENCE_BREAK.finditer(words):
+        if not _ABBREVIATION.search(words, 0, match.start()):
+            return words[:match.start()]
+    return words
+
+
+def shortened(title: str, limit: int = 80) -> str:
+    """``title`` cut at a word to at most ``limit`` characters, with " …" where it was cut."""
+    return title if len(title) <= limit else title[:limit].rsplit(" ", 1)[0] + " …"
+
+
 def labelled(title: str, version: str | None) -> str:
     """The title with its version (``"Foo, Version 2.1"``), or the title alone when it already names that version
     ("Kerberos Version 5, Release 1.20" is not labelled again with "Release 1.20", which every chunk would repeat)."""

@@ -282,7 +282,7 @@ def _debian_changes(text: str, start: int, end: int, temporal: str) -> list:
         words = " ".join((_BULLET.sub("", body, count=1) if column is not None else body).split())
         sentence = _SENTENCE_END.search(words)
         topic = words[:sentence.end()] if sentence else words
-        topic = topic if len(topic) <= 80 else topic[:80].rsplit(" ", 1)[0] + " …"
+        topic = H.shortened(topic)
         if column is not None:
             items += 1
             key = f"item {items}"

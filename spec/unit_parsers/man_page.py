@@ -5,8 +5,9 @@ capitalised headings at the left margin (NAME, SYNOPSIS, DESCRIPTION, OPTIONS, S
 ones: "How It Works"), their bodies indented.
 Accepts a document whose first line is such a header with a NAME heading and at least three section headings.
 Tree: section > subsection (a text rendering's headings indented by a few spaces) > entry: a tagged paragraph
-(an option such as ``-k --keep``, a field, a bullet) whose body is indented under its term, or in a PDF (no
-indentation) an option line; the text between entries is a ``paragraph`` unit, so every line has a unit. The
+(an option such as ``-k --keep``, a field, a bullet) whose body is indented under its term, a numbered step ("1. Close
+all open file descriptors"), or in a PDF (no indentation) an option line; the text between entries is a ``paragraph``
+unit, so every line has a unit. The
 document is titled by its NAME line ("gzip, gunzip, zcat - compress or expand files").
 """
 
@@ -36,11 +37,13 @@ _OPTION = re.compile(r"^[-+]{1,2}[\w#?]")
 _PLACEHOLDER = re.compile(r"^[A-Za-z][\w.=\[\]<>|-]*,?$")
 MAX_TERM_CHARS = 60
 _BULLET = re.compile(r"^[•*·o-][ \t]")
-_NUMBERED_ITEM = re.compile(r"^(\d{1,2})\.\s+\S")
+_NUMBERED_ITEM = re.compile(r"^[ \t]*(\d{1,2})\.[ \t]+(?=\S)")
 MAX_ITEM_LEAD = 3
-"""A numbered list's items sit at the body's margin or a tab past it (daemon(7): "\\t1. Close all open file
-descriptors", "       10. In the daemon process"); deeper ones belong to an entry's body."""
+"""A numbered list's items sit at the body's margin or up to 3 columns past it (daemon(7): "\\t1. Close all open
+file descriptors", a tab stop one column past the 7-column margin, and "       10. In the daemon process")."""
 _HEADER_LINES = 3
+MAX_TITLE_WORDS = 8
+"""A list item is titled by its first words: a longer title repeats its text in every chunk's header."""
 
 
 class ManPageParser(UnitParser):
@@ -193,8 +196,11 @@ def _entries(text: str, lines: list[tuple[int, int]]) -> list:
         return []
     pieces: list[tuple[int, int, int | None]] = []  # (first content index, stop index, the tag's last line or None)
     for number, (first, term) in enumerate(starts):
-        stop, own = term + 1, _indent(text[slice(*content[term])])
-        while stop < len(content) and stop not in items and _indent(text[slice(*content[stop])]) > own:
+        stop, own, step = term + 1, _indent(text[slice(*content[term])]), first in items
+        # a tag's body is indented under it; a step also runs on over the lines right below it (top(1) wraps one
+        # at the number's column)
+        while stop < len(content) and stop not in items and (
+                _indent(text[slice(*content[stop])]) > own or step and _adjacent(text, content[stop - 1], content[stop])):
             stop += 1
         pieces.append((first, stop, term))
         following = starts[number + 1][0] if number + 1 < len(starts) else len(content)
@@ -209,8 +215,9 @@ def _entries(text: str, lines: list[tuple[int, int]]) -> list:
         # a tag is its first line ("--disabled-login" over "--disabled-password"), a wrapped question all of it
         last = tag_end if is_entry and text[slice(*content[tag_end])].rstrip().endswith("?") else first
         term = " ".join(text[content[first][0]:content[last][1]].split())
-        if is_entry:
-            node = _entry_node(term, start, end, seen, numbered=first in items)
+        if is_entry:  # a step is titled by its first sentence, another entry by its tag
+            node = (_step_node(text, start, end, seen) if first in items
+                    else _entry_node(term, start, end, seen))
             if node.unit_type == "list_item" and lead_in:
                 node.attributes["lead_in"] = lead_in  # read (and found) with the item, as a licence's clauses
             nodes.append(node)
@@ -221,30 +228,58 @@ def _entries(text: str, lines: list[tuple[int, int]]) -> list:
 
 
 def _numbered_items(text: str, content: list[tuple[int, int]], margin: int) -> set[int]:
-    """Indexes of the lines that open a numbered list's items ("1. Close all open file descriptors"): at the margin
-    or a tab past it, numbered one after another (a lone "2 Problems were encountered" is an exit status's tag). A
-    list past the margin that follows a line past it too is part of an entry's body (ctags-faq(7)'s "D. ...")."""
+    """Indexes of the lines that open a numbered list's steps ("1. Close all open file descriptors"): at most
+    ``MAX_ITEM_LEAD`` columns past the margin, numbered one after another with their text at one column (daemon(7)'s
+    "\\t1. Close" and "       10. In" both start their text at column 11), no paragraph between them. A list past the
+    margin under a label, a step or a line past the margin is that entry's body (git-rebase(1)'s "a) regular use",
+    ctags-faq(7)'s "D. The presence of duplicate tags")."""
     runs: list[list[int]] = []
-    previous = None
+    open_runs: dict[int, tuple[int, list[int]]] = {}  # the column of the items' text -> (last number, its run)
     for index, (s, e) in enumerate(content):
-        line = text[s:e]
-        match = _NUMBERED_ITEM.match(line.strip())
-        if not match or _indent(line) > margin + MAX_ITEM_LEAD:
-            continue
-        number = int(match.group(1))
-        if runs and previous == number - 1:
-            runs[-1].append(index)
-        else:
-            runs.append([index])
-        previous = number
-    items = set()
-    for run in runs:
-        first = run[0]
-        nested = (_indent(text[slice(*content[first])]) > margin and first
-                  and _indent(text[slice(*content[first - 1])]) > margin)
-        if len(run) > 1 and not nested:
-            items.update(run)
-    return items
+        expanded = text[s:e].expandtabs()
+        match = _NUMBERED_ITEM.match(expanded)
+        if match and _indent(expanded) <= margin + MAX_ITEM_LEAD:
+            number, column = int(match.group(1)), match.end()
+            last = open_runs.get(column)
+            if last and last[0] == number - 1:
+                last[1].append(index)
+                open_runs[column] = (number, last[1])
+            else:
+                runs.append([index])
+                open_runs[column] = (number, runs[-1])
+        elif index and not _adjacent(text, content[index - 1], content[index]):
+            # a paragraph left of a list's text ends it: "1." in one paragraph and "2." in another are no list
+            open_runs = {column: run for column, run in open_runs.items() if _indent(expanded) >= column}
+    return {index for run in runs if len(run) > 1 and not _nested(text, content, run[0], margin) for index in run}
+
+
+def _nested(text: str, content: list[tuple[int, int]], first: int, margin: int) -> bool:
+    """Whether the list whose first step is line ``first`` lies in an entry's body: past the margin, under a line
+    (the nearest one no deeper than the step, code between them skipped) past the margin too, or a step or a label
+    ("a) regular use": short, no closing punctuation) at it."""
+    depth = _indent(text[slice(*content[first])])
+    if depth <= margin:
+        return False
+    above = next((text[slice(*content[i])] for i in range(first - 1, -1, -1)
+                  if _indent(text[slice(*content[i])]) <= depth), None)
+    if above is None:
+        return False
+    label = above.strip()
+    return (_indent(above) > margin or bool(_NUMBERED_ITEM.match(above))
+            or len(label) <= MAX_TERM_CHARS and not label.endswith((".", ":", "?", ",", ";")))
+
+
+def _step_node(text: str, start: int, end: int, seen: dict[str, int]):
+    """A numbered step titled by the first sentence of its first paragraph ("2. Reset all signal handlers to their
+    default."), man's hyphenation at a line's end undone, its first ``MAX_TITLE_WORDS`` words as a bullet's; a step
+    that heads a body indented past its text (top(1)'s "1. COMMAND-LINE Options") by its first line."""
+    lines = re.split(r"\n[ \t]*\n", text[start:end])[0].split("\n")
+    first = text[text.rfind("\n", 0, start) + 1:start] + lines[0]
+    heads = len(lines) > 1 and _indent(lines[1]) > _NUMBERED_ITEM.match(first.expandtabs()).end()
+    number, _, rest = " ".join(lines[0].split() if heads else " ".join(lines).split()).partition(" ")
+    words = H.first_sentence(_unhyphenated(rest)).split()
+    title = " ".join([number, *words[:MAX_TITLE_WORDS]]) + (" …" if len(words) > MAX_TITLE_WORDS else "")
+    return H.Node(H.unique_key(title, seen), title, start, end, "list_item", attributes={"heading": title})
 
 
 MAX_QUESTION_LINES = 3
@@ -270,8 +305,8 @@ def _wrapped_question(text: str, content: list[tuple[int, int]], index: int, mar
 
 def _lead_in(text: str) -> str | None:
     """The sentence that introduces the list after ``text`` ("The format begins with a 44-byte header containing
-    the following fields:"), if its last sentence ends in a colon."""
-    flat = _unhyphenated(" ".join(text.split()))
+    the following fields:"), if its last paragraph's last sentence ends in a colon (a table above it is not read)."""
+    flat = _unhyphenated(" ".join(re.split(r"\n[ \t]*\n", text.rstrip())[-1].split()))
     if not flat.endswith(":"):
         return None
     sentence = re.split(r"(?<=[.;!?])\s+(?=[A-Z])", flat)[-1]
@@ -313,17 +348,12 @@ def _option_term(line: str) -> bool:
     return len(others) <= options and all(_PLACEHOLDER.match(token) for token in others)
 
 
-def _entry_node(term: str, start: int, end: int, seen: dict[str, int], numbered: bool = False):
-    """An option (``-k --keep``), a list item (a bullet or a numbered step) or another tagged paragraph (a field, a
-    file name)."""
-    if numbered:  # titled by its first sentence where the first line holds it ("2. Restart your shell ... effect.")
-        number, _, rest = term.partition(" ")
-        sentence = re.split(r"(?<=[.!?])\s+(?=[A-Z])", rest, maxsplit=1)[0]
-        unit_type, title = "list_item", f"{number} {sentence}"[:80]
-    elif _OPTION.match(term):
+def _entry_node(term: str, start: int, end: int, seen: dict[str, int]):
+    """An option (``-k --keep``), a list item (a bullet) or another tagged paragraph (a field, a file name)."""
+    if _OPTION.match(term):
         unit_type, title = "option", term[:80]
     elif _BULLET.match(term):
-        unit_type, title = "list_item", " ".join(term[1:].split()[:8])
+        unit_type, title = "list_item", " ".join(term[1:].split()[:MAX_TITLE_WORDS])
     else:
         unit_type, title = "entry", term[:80]
     return H.Node(H.unique_key(title, seen), title, start, end, unit_type, attributes={"heading": title})

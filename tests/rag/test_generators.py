@@ -610,7 +610,9 @@ def test_rest_explicit_markup_is_never_a_sentence_to_quote() -> None:
     contents::"); a directive, a target or a comment is markup, like a line of code."""
     from right_rag_dagster.rag.extractive import prose_sentences
 
-    text = ("cmake-presets(7)\n****************\n\n.. only:: html\n\n   .. contents::\n\n.. _presets-intro:\n\n"
-            "Introduction\n============\n\n.. versionadded:: 3.19\n\nOne problem CMake users face is sharing settings.")
+    text = ("cmake-presets(7)\n****************\n\n.. only:: html\n\n   .. contents::\n      :local:\n\n"
+            ".. _presets-intro:\n\nIntroduction\n============\n\n.. versionadded:: 3.19\n\n"
+            "One problem CMake users face is sharing settings.\n\n.. to the maximum, as the device allows.")
     quoted = [text[a:b] for a, b in prose_sentences(text)]
-    assert quoted == ["cmake-presets(7)", "Introduction", "One problem CMake users face is sharing settings."]
+    assert quoted == ["cmake-presets(7)", "Introduction", "One problem CMake users face is sharing settings.",
+                      ".. to the maximum, as the device allows."]  # an ellipsis opening a line is prose

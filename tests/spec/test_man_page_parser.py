@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from right_rag_dagster.core.model import Document
-from right_rag_dagster.core.units import walk_units
+from right_rag_dagster.core.units import build_units, walk_units
 
 from .conftest import FIXTURES, REPO_ROOT
 
@@ -122,3 +122,23 @@ def test_numbered_steps_are_list_items_at_the_margin_or_a_tab_past_it(parse) -> 
     _, units = parse("man-page", next(REPO_ROOT.glob("tests/fixtures/*/documents/ctags-universal-faq.7.txt")))
     duplicates = next(u for u in walk_units(units) if u.topic.startswith("D. The presence of duplicate tags"))
     assert "1. How common are duplicate tags in your project?" in duplicates.raw_text
+
+
+def test_numbered_steps_follow_their_numbers_and_their_paragraphs(spec_registry) -> None:
+    """Steps are numbered one after another with their text at one column and no paragraph between them; a list
+    under a label ("a) regular use") is the label's body; a step wraps at its number's column too; its title stops at
+    its first sentence, not at "e.g."."""
+    parser = spec_registry.create("unit_parsers", "man-page")
+    text = ("X(1)   User Commands   X(1)\n\nNAME\n       x - y\n\nSYNOPSIS\n       x\n\nDESCRIPTION\n"
+            "       Two ways to work:\n\n       a) regular use\n\n\t1. finish a commit\n\n\t2. rebase it\n\n"
+            "       The steps:\n\n       1. Use an editor, e.g. Vim. Then save\n       the file.\n\n"
+            "       2. Quit.\n\n       Upgrade notes for release\n       3. Clients may stay.\n")
+    document = Document("x.1.txt", text)
+    units = {u.topic: u for u in walk_units(build_units(document, parser.parse_document(document), "man-page"))}
+    regular = units["a) regular use"]
+    assert regular.attributes["unit_type"] == "entry" and "2. rebase it" in regular.raw_text
+    first = units["1. Use an editor, e.g. Vim."]
+    assert first.attributes["unit_type"] == "list_item" and first.raw_text.endswith("the file.")
+    assert first.attributes["lead_in"] == "The steps:"
+    assert units["2. Quit."].attributes["unit_type"] == "list_item"
+    assert not any(topic.startswith("3.") for topic in units)  # a wrapped line that opens with a number, no step

@@ -340,7 +340,7 @@ class DocumentInfo:
 
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[\"'(]?[A-Z])")
-_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|viz|approx|incl|resp)|(?<![\w.])[A-Z])\.$", re.I)
+_ABBREVIATION = re.compile(r"(?:\b(?i:e\.g|i\.e|etc|vs|cf|viz|approx|incl|resp)|(?<![\w-])[A-Z])\.$")
 """What a full stop ends that is no sentence's end: "e.g.", "i.e.", "etc.", an initial ("U.S.", "J. Doe")."""
 
 
@@ -348,9 +348,14 @@ def first_sentence(words: str) -> str:
     """The first sentence of ``words`` (whitespace collapsed): up to the first full stop, ``!`` or ``?`` before a
     capital that does not end an abbreviation ("Use an editor, e.g. Vim" goes on)."""
     for match in _SENTENCE_BREAK.finditer(words):
-        if not _ABBREVIATION.search(words, 0, match.start()):
+        if not abbreviation_at(words, match.start()):
             return words[:match.start()]
     return words
+
+
+def abbreviation_at(text: str, end: int) -> bool:
+    """Whether the full stop that ends at ``end`` ends an abbreviation ("e.g.", "i.e.", an initial), not a sentence."""
+    return bool(_ABBREVIATION.search(text, 0, end))
 
 
 def shortened(title: str, limit: int = 80) -> str:

@@ -280,7 +280,7 @@ def _debian_changes(text: str, start: int, end: int, temporal: str) -> list:
     for g_start, g_end, column, by in groups:
         body = text[g_start:g_end]
         words = " ".join((_BULLET.sub("", body, count=1) if column is not None else body).split())
-        sentence = _SENTENCE_END.search(words)
+        sentence = next((m for m in _SENTENCE_END.finditer(words) if not H.abbreviation_at(words, m.end())), None)
         topic = words[:sentence.end()] if sentence else words
         topic = H.shortened(topic)
         if column is not None:

@@ -184,6 +184,9 @@ def test_outline_sub_headings_group_a_releases_changes_and_headers_may_sit_on_th
     assert next(u for u in oldest if u.topic == "Major changes from 0.8.1 to 0.8.2").attributes["version"] == "0.8.2"
     # a change written as an outline heading ("** ... instead of complaining.") stays a change
     assert not any(u.attributes["unit_type"] == "section" and u.topic.endswith(".") for u in walk_units(units))
+    # a change's title is its first sentence, which "e.g." does not end
+    topics = {u.topic for u in walk_units(units)}
+    assert "Add support for large files, e.g. files larger than 2 GB on Solaris 2.6." in topics
 
 
 def test_a_header_over_its_first_item_needs_others_that_open_alike(spec_registry) -> None:

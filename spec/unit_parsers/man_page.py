@@ -273,10 +273,10 @@ def _step_node(text: str, start: int, end: int, seen: dict[str, int]):
     """A numbered step titled by the first sentence of its first paragraph ("2. Reset all signal handlers to their
     default."), man's hyphenation at a line's end undone, its first ``MAX_TITLE_WORDS`` words as a bullet's; a step
     that heads a body indented past its text (top(1)'s "1. COMMAND-LINE Options") by its first line."""
-    lines = re.split(r"\n[ \t]*\n", text[start:end])[0].split("\n")
+    lines = text[slice(*H.paragraphs(text, start, end)[0])].split("\n")
     first = text[text.rfind("\n", 0, start) + 1:start] + lines[0]
     heads = len(lines) > 1 and _indent(lines[1]) > _NUMBERED_ITEM.match(first.expandtabs()).end()
-    number, _, rest = " ".join(lines[0].split() if heads else " ".join(lines).split()).partition(" ")
+    number, _, rest = " ".join((lines[0] if heads else " ".join(lines)).split()).partition(" ")
     words = H.first_sentence(_unhyphenated(rest)).split()
     title = " ".join([number, *words[:MAX_TITLE_WORDS]]) + (" …" if len(words) > MAX_TITLE_WORDS else "")
     return H.Node(H.unique_key(title, seen), title, start, end, "list_item", attributes={"heading": title})
@@ -306,7 +306,8 @@ def _wrapped_question(text: str, content: list[tuple[int, int]], index: int, mar
 def _lead_in(text: str) -> str | None:
     """The sentence that introduces the list after ``text`` ("The format begins with a 44-byte header containing
     the following fields:"), if its last paragraph's last sentence ends in a colon (a table above it is not read)."""
-    flat = _unhyphenated(" ".join(re.split(r"\n[ \t]*\n", text.rstrip())[-1].split()))
+    blocks = H.paragraphs(text, 0, len(text))
+    flat = _unhyphenated(" ".join(text[slice(*blocks[-1])].split())) if blocks else ""
     if not flat.endswith(":"):
         return None
     sentence = re.split(r"(?<=[.;!?])\s+(?=[A-Z])", flat)[-1]

@@ -12,22 +12,22 @@ suite's time growing by about 7 s per round. A set's history (when it was writte
 became a tuning set) is in its fixture's README and in ``docs/evaluation.md``; ``SETS`` holds the sets that are tuning
 sets (``bench/tuning_sets.py`` reads it), the newest fixture stays out until the next one is written.
 
-``right-rag`` runs as users run it, a process of its own (the console script), and parses in that process (``workers
-= 0``): a start of parsing workers that import the plugins and Docling again costs more than it saves on 374 documents.
+``right-rag`` runs as users run it, a process of its own (the console script, through the reliability harness, in
+an environment without ``RIGHT_RAG_*`` variables), and parses in that process (``workers = 0``): a start of parsing
+workers that import the plugins and Docling again costs more than it saves on 374 documents.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 from statistics import mean
 
 import pytest
 
 from right_rag_dagster.evaluation.metrics import AnsweredRanks, hit_at, reciprocal_rank
-from tests.reliability.harness import COMMAND
+from tests.reliability.harness import right_rag
 from tests.retrieval.store_builder import REPO_ROOT
 
 FIXTURES = REPO_ROOT / "tests" / "fixtures"
@@ -87,10 +87,8 @@ gzip questions first; heldout28 in the top 5), in the 365-document project (the 
 / 0.416 there); heldout39's in the 374-document project (the thirty-eighth round; 18 / 23 / 0.640 there)."""
 
 
-def right_rag(*args: str) -> None:
-    """``right-rag`` as users run it, a process of its own; its error output shown if it fails."""
-    done = subprocess.run([*COMMAND, *args], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr[-3000:]
+RUN_TIMEOUT = 1800.0
+"""Seconds one ``right-rag`` run of the 374-document project may take before it counts as a hang (80-160 s)."""
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +110,8 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
             questions.append(json.dumps({**question, "id": f"{name}/{question['id']}"}))
     (project / "questions.jsonl").write_text("\n".join(questions) + "\n", encoding="utf-8")
     configure(project)
-    right_rag("--project", str(project), "index", "--quiet")
+    done = right_rag(project, "index", "--quiet", timeout=RUN_TIMEOUT)
+    assert done.code == 0, done
     return project
 
 
@@ -131,7 +130,9 @@ def answered(project: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[st
     """Every set's questions evaluated in one run (``domain`` x ``bm25``): set -> each of its questions' answered
     ranks (one per evidence item, as the report gives them)."""
     report = tmp_path_factory.mktemp("heldout-report") / "report.json"
-    right_rag("--project", str(project), "evaluate", "--chunker", "domain", "--retriever", "bm25", "--json", str(report))
+    done = right_rag(project, "evaluate", "--chunker", "domain", "--retriever", "bm25", "--json", str(report),
+                     timeout=RUN_TIMEOUT)
+    assert done.code == 0, done
     evaluated = json.loads(report.read_text(encoding="utf-8"))
     metrics = evaluated["metrics"]
     assert metrics["quotes_not_found"] == metrics["questions_with_errors"] == 0
@@ -174,10 +175,12 @@ def test_the_semantic_reranker_stays_above_its_floor(project: Path, tmp_path: Pa
     name, floors = SEMANTIC
     configure(project, 'reranker = "semantic"')
     try:
-        right_rag("--project", str(project), "evaluate", "--questions", str(FIXTURES / name / "questions.jsonl"),
-                  "--chunker", "domain", "--retriever", "bm25", "--flow", "simple", "--json", str(tmp_path / "report.json"))
+        done = right_rag(project, "evaluate", "--questions", str(FIXTURES / name / "questions.jsonl"), "--chunker",
+                         "domain", "--retriever", "bm25", "--flow", "simple", "--json", str(tmp_path / "report.json"),
+                         timeout=RUN_TIMEOUT)
     finally:
         configure(project)
+    assert done.code == 0, done
     metrics = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))["metrics"]
     assert (metrics["scored"], metrics["quotes_not_found"]) == (SETS[name][0], 0)
     for metric, floor in floors.items():

@@ -37,11 +37,13 @@ _OPTION = re.compile(r"^[-+]{1,2}[\w#?]")
 _PLACEHOLDER = re.compile(r"^[A-Za-z][\w.=\[\]<>|-]*,?$")
 MAX_TERM_CHARS = 60
 _BULLET = re.compile(r"^[•*·o-][ \t]")
+_ENUMERATED = re.compile(r"^\(?(?:[A-Za-z]|\d{1,2}|[ivx]{1,4})[.)][ \t]")
 _NUMBERED_ITEM = re.compile(r"^[ \t]*(\d{1,2})\.[ \t]+(?=\S)")
 MAX_ITEM_LEAD = 3
 """A numbered list's items sit at the body's margin or up to 3 columns past it (daemon(7): "\\t1. Close all open
 file descriptors", a tab stop one column past the 7-column margin, and "       10. In the daemon process")."""
 _HEADER_LINES = 3
+MAX_SET_APART_TAG_WORDS = 2
 MAX_TITLE_WORDS = 8
 """A list item is titled by its first words: a longer title repeats its text in every chunk's header."""
 
@@ -180,7 +182,8 @@ def _entries(text: str, lines: list[tuple[int, int]]) -> list:
             starts.append((index, index))
         elif (_indent(text[s:e]) == margin and following is not None and index + 1 not in items
                 and _indent(text[following[0]:following[1]]) > margin
-                and not text[s:e].rstrip().endswith("{")):  # an example program's block, not a tag over its body
+                and not text[s:e].rstrip().endswith("{")  # an example program's block, not a tag over its body
+                and not _prose_over_example(text, (s, e), following)):
             first = index  # several tags over one body ("--disabled-login" over "--disabled-password")
             while (first > 0 and (not starts or first - 1 > starts[-1][1])
                    and _adjacent(text, content[first - 1], content[first])
@@ -312,6 +315,16 @@ def _lead_in(text: str) -> str | None:
         return None
     sentence = re.split(r"(?<=[.;!?])\s+(?=[A-Z])", flat)[-1]
     return sentence if len(sentence) <= 200 else f"{sentence[:150]} ... {sentence[-45:]}"
+
+
+def _prose_over_example(text: str, line: tuple[int, int], below: tuple[int, int]) -> bool:
+    """A line of prose set apart from the indented example under it ("If that version is broken, type", "For
+    example the functions:", "For example:"): a tag's body follows it directly, and a tag set apart by a blank line is
+    a term of a word or two (limits.conf(5)'s "<domain>"). Bullets, options and enumerated labels ("a) regular use",
+    ctags-faq(7)'s "A. The ability of your editor to use multiple tag files.") stay tags."""
+    term = text[slice(*line)].strip()
+    return (not _adjacent(text, line, below) and (len(term.split()) > MAX_SET_APART_TAG_WORDS or term.endswith(":"))
+            and not _BULLET.match(term) and not _OPTION.match(term) and not _ENUMERATED.match(term))
 
 
 def _adjacent(text: str, above: tuple[int, int], below: tuple[int, int]) -> bool:

@@ -142,3 +142,20 @@ def test_numbered_steps_follow_their_numbers_and_their_paragraphs(spec_registry)
     assert first.attributes["lead_in"] == "The steps:"
     assert units["2. Quit."].attributes["unit_type"] == "list_item"
     assert not any(topic.startswith("3.") for topic in units)  # a wrapped line that opens with a number, no step
+
+
+def test_a_line_of_prose_over_an_example_is_no_tag(parse) -> None:
+    """git-bisect(1) (heldout40) sets its example commands under one-line paragraphs: "If that version is broken,
+    type" and "To get a reminder of the currently used terms, use" read as tags over their commands, so "Alternate
+    terms" was six units headed by half sentences. A tag's body follows it directly; one set apart by a blank line
+    is a term of a word or two (limits.conf(5)'s "<domain>") or an enumerated label (ctags-faq(7)'s "A. ...")."""
+    _, units = parse("man-page", REPO_ROOT / "tests" / "fixtures" / "heldout40" / "documents" / "git-bisect.1.txt")
+    by_topic = _by_topic(units)
+    assert "If that version is broken, type" not in by_topic and "For example:" not in by_topic
+    terms = by_topic["Alternate terms"]
+    assert terms.subunits == [] and "git bisect start --term-old fast --term-new slow" in terms.raw_text
+    assert by_topic["--no-checkout"].attributes["unit_type"] == "option"
+    _, units = parse("man-page", next(REPO_ROOT.glob("tests/fixtures/*/documents/limits.conf.5.txt")))
+    assert _by_topic(units)["<domain>"].attributes["unit_type"] == "entry"
+    _, units = parse("man-page", next(REPO_ROOT.glob("tests/fixtures/*/documents/ctags-universal-faq.7.txt")))
+    assert any(topic.startswith("A. The ability of your editor") for topic in _by_topic(units))

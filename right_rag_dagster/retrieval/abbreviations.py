@@ -1,0 +1,38 @@
+"""Short forms of technical words folded into the words they shorten, so "config" finds "configuration".
+
+Porter stems "configuration" to ``configur`` and leaves "config" as it is: a question that says "the repo's config"
+missed a passage about "the repository's configuration" (and the reverse), and npm's "`workspace` deps are always
+`prod` dependencies" never answered "production". BM25 runs each token through ``full_form`` at index and at query
+time, after ``spelling.american``. Only short forms with one meaning in technical writing are listed: not "dev"
+(``/dev``), "lib" (``/usr/lib``), "doc" (a document), "info" (GNU Info), "pkg" (``pkg-config``, a name of its own), "impl" (Rust's keyword), "perf" (the profiler), "min" (minutes),
+"var" (``/var``) or "tmp" (``/tmp``).
+"""
+
+from __future__ import annotations
+
+_FULL = {
+    "addr": "address", "addrs": "addresses",
+    "admin": "administrator", "admins": "administrators",
+    "app": "application", "apps": "applications",
+    "arg": "argument", "args": "arguments",
+    "attr": "attribute", "attrs": "attributes",
+    "auth": "authentication",
+    "cert": "certificate", "certs": "certificates",
+    "config": "configuration", "configs": "configurations",
+    "db": "database", "dbs": "databases",
+    "dep": "dependency", "deps": "dependencies",
+    "dir": "directory", "dirs": "directories",
+    "env": "environment", "envs": "environments",
+    "func": "function", "funcs": "functions",
+    "lang": "language", "langs": "languages",
+    "msg": "message", "msgs": "messages",
+    "param": "parameter", "params": "parameters",
+    "prod": "production",
+    "repo": "repository", "repos": "repositories",
+}
+"""Short form -> the word it shortens (lower case, before stemming)."""
+
+
+def full_form(word: str) -> str:
+    """``word`` (lower case) with a listed short form replaced by the word it shortens; other words unchanged."""
+    return _FULL.get(word, word)

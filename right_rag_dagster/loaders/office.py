@@ -107,19 +107,19 @@ def unglue_fences(markdown: str) -> str:
 
 
 def _source(path: Path):  # noqa: ANN202 (a path, or Docling's DocumentStream)
-    """What Docling converts: the file, an HTML page cut to its main content with its layout tables unwrapped, or a
-    Markdown file with its HTML ``<pre>`` blocks made code fences."""
+    """What Docling converts: the file, an HTML page cut to its main content with its ``<pre>`` blocks made plain text
+    and its layout tables unwrapped, or a Markdown file with its HTML ``<pre>`` blocks made code fences."""
     suffix = path.suffix.lower()
     if suffix in MARKDOWN_SUFFIXES:
         fenced = fence_pre_blocks(path.read_text(encoding="utf-8", errors="replace"))
         return str(path) if fenced is None else _stream(path, fenced.encode("utf-8"))
     if suffix not in HTML_SUFFIXES:
         return str(path)
-    html = path.read_bytes()
-    main = main_content(html)
-    unwrapped = unwrap_layout_tables(main if main is not None else html)
-    page = unwrapped if unwrapped is not None else main
-    return str(path) if page is None else _stream(path, page)
+    page = original = path.read_bytes()
+    for rewrite in (main_content, plain_pre_blocks, unwrap_layout_tables):
+        rewritten = rewrite(page)
+        page = page if rewritten is None else rewritten
+    return str(path) if page is original else _stream(path, page)
 
 
 _MAIN_TAG = re.compile(rb"<main\b|\brole\s*=\s*[\"']?main\b", re.IGNORECASE)
@@ -221,6 +221,39 @@ def html_title(path: Path) -> str | None:
         raw = match.group(1).decode("cp1252", "replace")  # an older page's Latin-1 / Windows-1252 title
     title = " ".join(html.unescape(re.sub(r"<[^>]*>", "", raw)).split())
     return title if 0 < len(title) <= MAX_TITLE_CHARS else None
+
+
+_MARKED_UP_PRE = re.compile(rb"<pre\b[^>]*>(?:(?!</pre>).)*?<(?!/?code\b)(?!/pre\b)[a-z]", re.IGNORECASE | re.DOTALL)
+
+
+def plain_pre_blocks(html: bytes) -> bytes | None:
+    """The page with the markup inside each ``<pre>`` block dropped, its text kept (but a copy button's label), as
+    UTF-8; None when no block holds markup other than ``<code>``.
+
+    Docling reads a ``<pre>`` whose text sits in highlighting ``<span>``s (Sphinx's pages, Node.js's API pages), in a
+    ``<b>`` (zlib's example) or beside a "copy" ``<button>`` as inline code: a console session became one backquoted
+    paragraph with half its lines run together and the word `copy` after it. A plain ``<pre>`` is a code block."""
+    if not _MARKED_UP_PRE.search(html):
+        return None  # most pages: no parse
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    marked = [pre for pre in soup.find_all("pre") if pre.find(lambda tag: tag.name != "code")]
+    if not marked:
+        return None
+    for pre in marked:
+        for button in pre.find_all("button"):
+            button.decompose()
+        code = pre.find("code")
+        text = pre.get_text()
+        pre.clear()
+        if code is None:
+            pre.string = text
+        else:
+            plain = soup.new_tag("code", attrs=dict(code.attrs))
+            plain.string = text
+            pre.append(plain)
+    return _utf8(soup)
 
 
 def unwrap_layout_tables(html: bytes) -> bytes | None:

@@ -17,6 +17,7 @@ from right_rag_dagster.loaders.office import (
     hidden_modules,
     html_title,
     main_content,
+    plain_pre_blocks,
     read_with_docling,
     unglue_fences,
     unwrap_layout_tables,
@@ -132,6 +133,30 @@ def test_a_layout_table_keeps_a_table_of_data_inside_it():
             ).encode()
     unwrapped = unwrap_layout_tables(html).decode()
     assert unwrapped.count("<table>") == 1 and "<td>x</td>" in unwrapped and "<h2>Part</h2>" in unwrapped
+
+
+def test_a_highlighted_console_session_is_a_code_block_without_its_copy_button():
+    """Node.js's API pages set a session in highlighting ``<span>``s beside a "copy" ``<button>``: Docling read it as
+    inline code, its lines run together ("> 2 global.x = 5; 3 setTimeout") and `copy` after it. Markup inside a
+    ``<pre>`` is dropped, its text kept, so the session is a fenced block of its own lines."""
+    path = (REPO_ROOT / "tests" / "fixtures" / "heldout40" / "documents" / "nodejs-debugger.html").resolve()
+    text = read_with_docling(path, "nodejs-debugger.html")
+    assert "`copy`" not in text and "copy\n```" not in text
+    session = next(start for start, _ in fenced_spans(text) if "node inspect myscript.js" in text[start:start + 200])
+    assert "\n  1 // myscript.js\n> 2 global.x = 5;\n  3 setTimeout(() => {\n" in text[session:session + 1_000]
+
+
+@pytest.mark.parametrize("html, expected", [
+    (b'<pre><b>/* zpipe.c */\nint x;</b></pre>', b"<pre>/* zpipe.c */\nint x;</pre>"),
+    (b'<pre><code class="language-js"><span class="k">const</span> a = 1;</code><button>copy</button></pre>',
+     b'<pre><code class="language-js">const a = 1;</code></pre>'),
+])
+def test_the_markup_inside_a_pre_block_is_dropped(html, expected):
+    assert expected in plain_pre_blocks(b"<html><body><p>Text.</p>" + html + b"</body></html>")
+
+
+def test_a_plain_pre_block_or_a_code_element_inside_one_is_left_as_it_is():
+    assert plain_pre_blocks(b'<html><body><pre><code class="x">a &lt; b</code></pre><pre>c</pre></body></html>') is None
 
 
 def test_a_documentation_page_is_read_from_its_main_content():

@@ -44,6 +44,7 @@ MAX_ITEM_LEAD = 3
 file descriptors", a tab stop one column past the 7-column margin, and "       10. In the daemon process")."""
 _HEADER_LINES = 3
 MAX_SET_APART_TAG_WORDS = 2
+MIN_TAG_CHARS = 3
 MAX_TITLE_WORDS = 8
 """A list item is titled by its first words: a longer title repeats its text in every chunk's header."""
 
@@ -218,6 +219,8 @@ def _entries(text: str, lines: list[tuple[int, int]]) -> list:
         # a tag is its first line ("--disabled-login" over "--disabled-password"), a wrapped question all of it
         last = tag_end if is_entry and text[slice(*content[tag_end])].rstrip().endswith("?") else first
         term = " ".join(text[content[first][0]:content[last][1]].split())
+        if is_entry and first == last and tag_end + 1 < stop and not _BULLET.match(term):
+            term = _tag_beside_body(text[slice(*content[first])], _indent(text[slice(*content[tag_end + 1])])) or term
         if is_entry:  # a step is titled by its first sentence, another entry by its tag
             node = (_step_node(text, start, end, seen) if first in items
                     else _entry_node(term, start, end, seen))
@@ -288,6 +291,18 @@ def _step_node(text: str, start: int, end: int, seen: dict[str, int]):
 MAX_QUESTION_LINES = 3
 """A question over its answer wraps over at most this many lines (gitfaq(7): "I've made a change with a bug and
 it's been included in the main / branch. How should I undo it?")."""
+
+
+def _tag_beside_body(line: str, body: int) -> str | None:
+    """The tag of a line that also opens its body (``Host    Restricts the following declarations``: a short tag's
+    body starts on its line, at the column its next lines keep), else None; an exit value or an enumerator ("0",
+    "(a)", "2)") says less than its line and stays with it."""
+    expanded = line.expandtabs()
+    for gap in re.finditer(r"(?<=\S)[ ]{2,}(?=\S)", expanded):
+        if gap.end() == body:
+            tag = " ".join(expanded[:gap.start()].split())
+            return tag if len(tag) >= MIN_TAG_CHARS and not _ENUMERATED.match(f"{tag} ") else None
+    return None
 
 
 def _wrapped_question(text: str, content: list[tuple[int, int]], index: int, margin: int,

@@ -159,3 +159,16 @@ def test_a_line_of_prose_over_an_example_is_no_tag(parse) -> None:
     assert _by_topic(units)["<domain>"].attributes["unit_type"] == "entry"
     _, units = parse("man-page", next(REPO_ROOT.glob("tests/fixtures/*/documents/ctags-universal-faq.7.txt")))
     assert any(topic.startswith("A. The ability of your editor") for topic in _by_topic(units))
+
+
+def test_a_short_tag_beside_its_body_is_the_entry_title(parse) -> None:
+    """ssh_config(5) sets a keyword's description on its line when the keyword is short ("Host    Restricts the
+    following declarations"), at the column its next lines keep: the entry is titled by the keyword, not the line.
+    An exit value stays with its line ("0 Success: ..."): "0" alone says nothing."""
+    _, units = parse("man-page", REPO_ROOT / "tests" / "fixtures" / "heldout15" / "documents" / "ssh_config.5.txt")
+    by_topic = _by_topic(units)
+    assert by_topic["Host"].attributes["unit_type"] == "entry"
+    assert by_topic["Host"].raw_text.startswith("Host    Restricts the following declarations")
+    assert "MACs" in by_topic and not any(topic.startswith("Host Restricts") for topic in by_topic)
+    _, units = parse("man-page", FAMILIES / "adduser.8.txt")
+    assert any(topic.startswith("0 Success: The user or group exists") for topic in _by_topic(units))

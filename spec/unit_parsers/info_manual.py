@@ -5,7 +5,9 @@ An Info file is a sequence of nodes, each opened by a ``\\x1f`` separator line a
 underlined by ``*`` (chapter), ``=`` (section), ``-`` (subsection) or ``.`` (subsubsection). Accepts a document
 with at least three node header lines. Tree: the preamble (what the file documents, its licence notice), then one
 unit per node nested by its title's underline, keyed and titled by the node's title ("6.1 How ‘sed’ Works"); menus
-and index nodes are ``navigation``. The document is titled by the Top node's title and labelled with the version
+and index nodes are ``navigation``. Inside a node, the items of a Texinfo table or definition are its entries: term
+lines at the margin (``‘-t NUMBER’`` over ``‘--tries=NUMBER’``, or `` -- Function: ...``) right over a body indented
+by five columns, an ``option`` when the term is one; the text between them is a ``paragraph`` unit. The document is titled by the Top node's title and labelled with the version
 the preamble documents ("GNU ‘sed’, version 4.9"), not makeinfo's.
 """
 
@@ -27,6 +29,14 @@ _LEVEL_TYPES = {1: "chapter", 2: "section", 3: "subsection", 4: "subsubsection"}
 _VERSION = re.compile(r"(?:documents? |\()(?:version|release) (?P<version>\d[\w.]*\w)", re.I)
 """"This file documents version 4.9 of GNU sed", "for GNU Diffutils (version 3.8, ...)"; not makeinfo's own."""
 _INDEX = re.compile(r"\bindex\b", re.I)
+TABLE_BODY_INDENT = 5
+"""makeinfo indents a table item's or a definition's body by five columns under its term."""
+MAX_TERM_LINES = 4
+MAX_TERM_CHARS = 80
+_DEFINITION = re.compile(r"^ -- [A-Z][\w ]*: \S")
+"""A definition's term (``@deffn``): `` -- Command: s/REGEXP/REPLACEMENT/FLAGS``."""
+_QUOTES = "‘’'`\""
+_OPTION = re.compile(r"^[‘'`]?-{1,2}\w")
 _MENU = re.compile(r"^\* Menu:", re.M)
 
 
@@ -66,6 +76,8 @@ class InfoManualParser(UnitParser):
             node = H.Node(H.unique_key(topic, seen), topic, start, end, _LEVEL_TYPES.get(level, "section"),
                           role="navigation" if navigation else H.heading_role(topic),
                           attributes={"heading": topic, "node": node_name})
+            if not navigation:
+                node.children = _table_entries(text, _body_start(text, header.end(), end, title), end)
             items.append((level or (items[-1][0] if items else 1), node))
         nodes = H.nest(items)
         for node in nodes:
@@ -93,3 +105,73 @@ def _index_lines(text: str, start: int, end: int) -> bool:
     lines = [text[s:e] for s, e in H.line_spans(text, start, end) if text[s:e].strip()]
     entries = sum(1 for line in lines if line.startswith("* ") and ":" in line)
     return len(lines) > 4 and entries >= len(lines) / 2
+
+
+def _body_start(text: str, start: int, end: int, title: str | None) -> int:
+    """Where a node's text opens: after its title and the title's underline, if it has them."""
+    if title is None:
+        return start
+    lines = [(s, e) for s, e in H.line_spans(text, start, end) if text[s:e].strip()]
+    return lines[1][1] if len(lines) > 1 else end
+
+
+def _table_entries(text: str, start: int, end: int) -> list:
+    """The items of the tables and definitions in ``[start, end)`` as entries, and the text between them as
+    paragraphs; none when it holds no item. An item's term lines open a paragraph at the margin and its body follows
+    them directly, five columns in (an example under a sentence is set apart by a blank line)."""
+    lines = H.line_spans(text, start, end)
+    terms: list[tuple[int, int]] = []  # (first term line, first body line)
+    index = 0
+    while index < len(lines):
+        if _term_line(text, lines[index]) and (index == 0 or not text[slice(*lines[index - 1])].strip()):
+            last = index
+            while (last + 1 < len(lines) and last - index < MAX_TERM_LINES - 1
+                   and _term_line(text, lines[last + 1])):
+                last += 1
+            following = text[slice(*lines[last + 1])] if last + 1 < len(lines) else ""
+            if following.strip() and _indent(following) == TABLE_BODY_INDENT:
+                terms.append((index, last + 1))
+                index = last + 1
+                continue
+        index += 1
+    if sum(bool(_OPTION.match(text[slice(*lines[first])])) for first, _ in terms) * 2 < len(terms) or not terms:
+        return []  # a table of commands or addresses reads best whole; a list of options item by item
+    nodes: list = []
+    seen: dict[str, int] = {}
+    previous_end = start
+    for number, (first, body) in enumerate(terms):
+        stop = terms[number + 1][0] if number + 1 < len(terms) else len(lines)
+        last_body = body
+        for position in range(body, stop):
+            line = text[slice(*lines[position])]
+            if line.strip() and _indent(line) < TABLE_BODY_INDENT:
+                break
+            last_body = position
+        entry_start, entry_end = H.trim(text, lines[first][0], lines[last_body][1])
+        gap_start, gap_end = H.trim(text, previous_end, entry_start)
+        if gap_end > gap_start:
+            nodes.append(H.Node(H.unique_key("paragraph", seen), "Paragraph", gap_start, gap_end, "paragraph"))
+        term = ", ".join(" ".join(text[slice(*lines[i])].split()).strip(_QUOTES) for i in range(first, body))
+        title = term.removeprefix("-- ") if _DEFINITION.match(text[slice(*lines[first])]) else term
+        title = H.shortened(title)
+        unit_type = "option" if _OPTION.match(text[slice(*lines[first])]) else "entry"
+        nodes.append(H.Node(H.unique_key(title, seen), title, entry_start, entry_end, unit_type,
+                            attributes={"heading": title}))
+        previous_end = entry_end
+    gap_start, gap_end = H.trim(text, previous_end, end)
+    if gap_end > gap_start:
+        nodes.append(H.Node(H.unique_key("paragraph", seen), "Paragraph", gap_start, gap_end, "paragraph"))
+    return nodes
+
+
+def _term_line(text: str, span: tuple[int, int]) -> bool:
+    """A line that can be (one of) a table item's terms: at the margin (a definition's one column in), short."""
+    line = text[slice(*span)]
+    stripped = line.strip()
+    return (bool(stripped) and len(stripped) <= MAX_TERM_CHARS and not stripped.startswith("* ")
+            and (_indent(line) == 0 or bool(_DEFINITION.match(line))))
+
+
+def _indent(line: str) -> int:
+    expanded = line.expandtabs()
+    return len(expanded) - len(expanded.lstrip())

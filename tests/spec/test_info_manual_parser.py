@@ -21,7 +21,23 @@ def test_nodes_nest_by_their_titles_underline(parse) -> None:
     assert works.raw_text.startswith("File: sed.info,  Node: Execution Cycle")
     assert by_topic["6 Advanced ‘sed’: cycles and buffers"].attributes["unit_type"] == "chapter"
     assert by_topic["Concept Index"].attributes["role"] == "navigation"  # never chunked
-    assert len(units) > 10 and sum(1 for _ in walk_units(units)) == 65
+    assert len(units) > 10 and sum(1 for _ in walk_units(units)) == 83  # 65 nodes, 18 units of option lists
+
+
+def test_an_option_list_is_an_entry_per_option(parse) -> None:
+    """A node's Texinfo table of options (sed's "Command-Line Options": ``‘-n’`` over ``‘--quiet’`` over ``‘--silent’``,
+    then a body five columns in) is an ``option`` per item, titled by its terms, with the text around them as
+    paragraphs; a table of commands (sed's command summary) or of addresses (ed's) stays whole: split, its items
+    were too short to answer a question about the table (ed's address 0 fell from rank 1 to 6)."""
+    _, units = parse("info-manual", HELDOUT / "heldout11" / "documents" / "sed.info")
+    by_topic = {u.topic: u for u in walk_units(units)}
+    options = by_topic["2.2 Command-Line Options"]
+    kinds = [u.attributes["unit_type"] for u in options.subunits]
+    assert kinds[0] == "paragraph" and kinds.count("option") == 16
+    quiet = by_topic["-n, --quiet, --silent"]
+    assert quiet.attributes["hierarchy"][-2:] == ["2.2 Command-Line Options", "-n, --quiet, --silent"]
+    assert quiet.raw_text.startswith("‘-n’") and "By default, ‘sed’ prints out the pattern space" in quiet.raw_text
+    assert by_topic["3.2 ‘sed’ commands summary"].subunits == []
 
 
 def test_subsections_and_a_version_in_parentheses(parse) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from right_rag_dagster.builtins.unit_parsers.generic import GenericUnitParser
+from right_rag_dagster.builtins.unit_parsers.generic import _fences as fences_of
 from right_rag_dagster.core.coverage import compute_coverage
 from right_rag_dagster.core.markdown import fenced_spans, inside
 from right_rag_dagster.core.model import Document
@@ -459,3 +460,23 @@ def test_an_items_name_is_its_first_line_with_spaces_joined() -> None:
     topics = [u.topic for u in walk_units(units)]
     assert "What happens if you" in topics and not any("- -" in topic for topic in topics)
 
+
+
+def test_a_line_of_tildes_under_a_title_is_an_underline_and_a_rule_opens_an_entry() -> None:
+    """Valgrind's FAQ underlines its release line with ``~~~~``: read as a code fence left open, it made the whole
+    FAQ one paragraph with no heading; reST's third-level underlines paired up as fences the same way. A line of
+    ``~`` right under a line about as long underlines it; a fence under a short line of code still closes. The FAQ's
+    chapters stand between rules of dashes and its entries open after one, their answers on the next line."""
+    units = _parse((TESTS / "fixtures" / "heldout17" / "documents" / "valgrind-FAQ.txt").resolve())
+    sections = {u.topic: u for u in walk_units(units) if u.attributes["unit_type"] == "section"}
+    assert len(sections) == 25 and "2.2. When building Valgrind, 'make' fails with this:" in sections
+    # an entry opened by a rule, its answer on the next line, is a heading too; so is a number between two rules
+    stl = next(u for topic, u in sections.items() if topic.startswith("4.1. My program uses the C++ STL"))
+    assert stl.attributes["hierarchy"] == ["4. Valgrind behaves unexpectedly", stl.topic]
+    assert "GLIBCXX_FORCE_NEW" in stl.raw_text and "1.1. How do you pronounce \"Valgrind\"?" in sections
+    assert not any(topic.startswith("Don't feel bad") for topic in sections)  # a sentence over the rule ending an entry
+    text = "Guide\n=====\n\nSetup\n~~~~~\n\nFirst part.\n\nUsage\n~~~~~\n\nSecond part.\n\n~~~\n}\n~~~\n\nAfter.\n"
+    document = Document("guide.txt", text)
+    parsed = build_units(document, GenericUnitParser().parse_document(document), "generic")
+    assert {"Setup", "Usage"} <= {u.topic for u in walk_units(parsed)}
+    assert [text[a:b] for a, b in fences_of(text)] == ["~~~\n}\n~~~"]

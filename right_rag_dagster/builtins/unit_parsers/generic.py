@@ -142,10 +142,15 @@ def find_headings(text: str) -> list[Heading]:
         if atx:
             found.append(Heading(start, end, atx.group(2), f"atx{len(atx.group(1))}"))
         elif not above and (_UNDERLINE.match(below) and len(below) >= max(3, len(stripped) - 2)
+                            and not _rule_under_sentence(stripped, below)
                             or _short_underline(stripped, below, text, lines, index)):
             number = _NUMBERED.match(stripped)
             found.append(Heading(start + len(line) - len(line.lstrip()), lines[index + 1][1], stripped,
                                  f"underline{below[0]}", number.group("num") if number else None))
+        elif (numbered and line.rstrip() == stripped and _after_rule(text, lines, index) and not _DATE.match(stripped)
+              and _follows(previous_number, numbers := tuple(int(part) for part in numbered.group("num").split(".")))):
+            previous_number = numbers  # an entry opened by a rule (Valgrind's FAQ): its answer may follow directly
+            found.append(Heading(start, end, stripped, f"num{len(numbers)}", numbered.group("num")))
         elif above or below:
             continue  # the remaining styles stand alone between blank lines (or open with a label)
         elif (roman := _ROMAN.match(stripped)) and line == stripped and (
@@ -259,6 +264,25 @@ def _body_indented(text: str, lines: list[tuple[int, int]], i: int) -> bool:
     """The first line with text after line ``i`` is indented."""
     after = next((text[slice(*lines[j])] for j in range(i + 1, len(lines)) if text[slice(*lines[j])].strip()), "")
     return after[:1] in (" ", "\t")
+
+
+def _after_rule(text: str, lines: list[tuple[int, int]], index: int) -> bool:
+    """Whether the last line with text above line ``index`` (at most one blank line between) is a rule: a run of
+    one character longer than the line over it, which an underline ("Intro" over "=====") is not."""
+    for back in (index - 1, index - 2):
+        if back < 0:
+            return False
+        above = text[slice(*lines[back])].strip()
+        if above:
+            over = text[slice(*lines[back - 1])].strip() if back else ""
+            return bool(_RULE.match(above)) and len(above) > len(over) + MAX_UNDERLINE_SLACK
+    return False
+
+
+def _rule_under_sentence(line: str, below: str) -> bool:
+    """A sentence over a rule longer than itself is a paragraph's last line over the rule that ends an entry
+    (Valgrind's FAQ closes each answer with a line of 72 dashes), not a heading and its underline."""
+    return line.endswith((".", "!", "?")) and len(below) > len(line) + MAX_UNDERLINE_SLACK
 
 
 def _short_underline(title: str, below: str, text: str, lines: list[tuple[int, int]], index: int) -> bool:
@@ -690,7 +714,33 @@ def _title_text(line: str) -> str:
 
 @lru_cache(maxsize=8)
 def _fences(text: str) -> list[tuple[int, int]]:
-    return fenced_spans(text)  # once per document: the headings and every section's blocks ask
+    """The code fences of ``text``, less those opened by an underline: a line of ``~`` right under a
+    line of text about as long is that line's underline in a plain text (reST's third heading level, Valgrind's FAQ
+    under its release line), not a fence: read as one, it opened a code block that the next underline closed or
+    that ran to the end of the text, and the headings and paragraphs inside were lost (the whole FAQ was one
+    paragraph). A closing fence under a short line of code stays a fence."""
+    spans = fenced_spans(text)  # once per document: the headings and every section's blocks ask
+    masked = text
+    while (opened := next((start for start, _ in spans if _underlines(masked, start)), None)) is not None:
+        line_end = masked.find("\n", opened)
+        line_end = len(masked) if line_end < 0 else line_end
+        masked = masked[:opened] + " " * (line_end - opened) + masked[line_end:]
+        spans = fenced_spans(masked)
+    return spans
+
+
+def _underlines(text: str, start: int) -> bool:
+    """Whether the fence line at ``start`` is a line of ``~`` right under a line of text about as long as itself."""
+    line_end = text.find("\n", start)
+    fence = text[start:len(text) if line_end < 0 else line_end].strip()
+    if start == 0 or not fence or set(fence) != {"~"}:
+        return False  # an info string ("~~~python") opens a fence, and nobody underlines with backquotes
+    above = text[text.rfind("\n", 0, start - 1) + 1:start - 1].strip()
+    return bool(above) and abs(len(fence) - len(above)) <= MAX_UNDERLINE_SLACK
+
+
+MAX_UNDERLINE_SLACK = 2
+"""How much longer or shorter than the line above a line of ``~`` may be and still underline it."""
 
 
 def _lines(text: str) -> list[tuple[int, int]]:

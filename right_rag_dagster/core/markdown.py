@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Callable
 
 _FENCE = re.compile(r"^[ \t]{0,3}(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)$", re.MULTILINE)
 _INFO = re.compile(r"[ \t]*(?:[\w+#.-]+|\{[\w:-]+\}[^`\n]*)?[ \t]*")
@@ -12,24 +13,35 @@ _INFO = re.compile(r"[ \t]*(?:[\w+#.-]+|\{[\w:-]+\}[^`\n]*)?[ \t]*")
 of bold inline code (``**```\n-rgb\n```**``) ends in a line "```**" that opens nothing."""
 
 
-def fenced_spans(text: str) -> list[tuple[int, int]]:
+def fenced_spans(text: str, underline: Callable[[str, int], bool] | None = None) -> list[tuple[int, int]]:
     """``(start, end)`` of every fenced code block, fences included: from an opening fence of three or more
     backquotes or tildes (with at most a language or a directive after it) to the next closing fence of the same
     character, at least as long, with nothing after it; a fence left open runs to the end of the text (CommonMark's
-    rule)."""
+    rule). With ``underline`` (text, a fence line's start -> whether it underlines the line above it), a fence that
+    would open is skipped when it underlines and its block would never close or would close on another underline:
+    a plain text's heading underlines, not a code block."""
+    fences = list(_FENCE.finditer(text))
     spans: list[tuple[int, int]] = []
-    opening: re.Match[str] | None = None
-    for fence in _FENCE.finditer(text):
-        if opening is None:
-            if opens_fence(fence.group("info")):
-                opening = fence
-        elif (fence.group("fence")[0] == opening.group("fence")[0]
-              and len(fence.group("fence")) >= len(opening.group("fence")) and not fence.group("info").strip()):
-            spans.append((opening.start(), fence.end()))
-            opening = None
-    if opening is not None:
-        spans.append((opening.start(), len(text)))
+    index = 0
+    while index < len(fences):
+        opening = fences[index]
+        index += 1
+        if not opens_fence(opening.group("info")):
+            continue
+        closing = next((i for i in range(index, len(fences)) if _closes(opening, fences[i])), None)
+        if underline is not None and underline(text, opening.start()) and (
+                closing is None or underline(text, fences[closing].start())):
+            continue
+        spans.append((opening.start(), len(text) if closing is None else fences[closing].end()))
+        if closing is None:
+            break
+        index = closing + 1
     return spans
+
+
+def _closes(opening: re.Match[str], fence: re.Match[str]) -> bool:
+    return (fence.group("fence")[0] == opening.group("fence")[0]
+            and len(fence.group("fence")) >= len(opening.group("fence")) and not fence.group("info").strip())
 
 
 def opens_fence(info: str) -> bool:

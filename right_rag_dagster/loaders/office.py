@@ -244,6 +244,8 @@ def plain_pre_blocks(html: bytes) -> bytes | None:
     for pre in marked:
         for button in pre.find_all("button"):
             button.decompose()
+        for br in pre.find_all("br"):
+            br.replace_with("\n")  # get_text() would run the lines it breaks together
         code = pre.find("code")
         text = pre.get_text()
         pre.clear()

@@ -1,9 +1,10 @@
-"""Short forms of technical words folded into the words they shorten, so "config" finds "configuration".
+"""Short forms of technical words written out, so "config" finds "configuration".
 
 Porter stems "configuration" to ``configur`` and leaves "config" as it is: a question that says "the repo's config"
 missed a passage about "the repository's configuration" (and the reverse), and npm's "`workspace` deps are always
-`prod` dependencies" never answered "production". BM25 runs each token through ``full_form`` at index and at query
-time, after ``spelling.american``. Only short forms with one meaning in technical writing are listed: not "dev"
+`prod` dependencies" never answered "production". BM25's tokenizer adds ``full_form`` of a word to the word itself, at
+index and at query time, after ``spelling.american``; a compound's parts (``pkg-config``, ``TLS_CERT``) stay as
+written, as names. Only short forms with one meaning in technical writing are listed: not "dev"
 (``/dev``), "lib" (``/usr/lib``), "doc" (a document), "info" (GNU Info), "pkg" (``pkg-config``, a name of its own), "impl" (Rust's keyword), "perf" (the profiler), "min" (minutes),
 "var" (``/var``) or "tmp" (``/tmp``).
 """

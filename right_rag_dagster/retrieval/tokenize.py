@@ -8,8 +8,8 @@ shipped in their packages (``cjk.py``: jieba, Janome), compounds keep their whol
 (``deb_build_options deb build options``), dotted numbers add their parents (``4.9.1 4.9``), a number glued to
 its unit adds both (``4gb 4 gb``), a one-letter option
 keeps its dash (``-D`` is ``-d``), a version written ``v9`` adds its number (``v9 9``: "version 9" asks for it),
-British spellings become American ones (``spelling.py``: "licence" is ``license``) and short forms the words they
-shorten (``abbreviations.py``: "config" is ``configuration``). fts then only stems (Porter) and drops English
+British spellings become American ones (``spelling.py``: "licence" is ``license``) and a short form adds the word
+it shortens (``abbreviations.py``: "config" is ``configuration config``). fts then only stems (Porter) and drops English
 stopwords.
 """
 
@@ -23,7 +23,7 @@ from .abbreviations import full_form
 from .cjk import CJK_RANGES, cjk_words, has_kana, mostly_cjk
 from .spelling import american
 
-TOKENIZER_VERSION = "rr-tok-8"
+TOKENIZER_VERSION = "rr-tok-9"
 """Part of every BM25 index's identity: change it when tokens change, so indexes are rebuilt."""
 
 _THAI_DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙", "0123456789")
@@ -75,17 +75,20 @@ def _word_tokens(word: str) -> tuple[str, ...]:
     if (version := _VERSION.fullmatch(word)) is not None:
         return (word, *_word_tokens(version.group(1)))
     if _PARTS.search(word) is None:
-        return (_normal(word), *_glued(word))
+        return (*_normal(word), *_glued(word))
     if _DOTTED_NUMBER.fullmatch(word):
         parts = word.split(".")
         return tuple(".".join(parts[:n]) for n in range(len(parts), 1, -1))
     return (word, *(token for part in _PARTS.split(word) if part for token in (american(part), *_glued(part))))
 
 
-def _normal(word: str) -> str:
-    """A word as BM25 compares it: American spelling, a short form written out (not within a compound: the
-    "config" of ``pkg-config`` or the "cert" of ``TLS_CACERT`` is part of a name)."""
-    return full_form(american(word))
+def _normal(word: str) -> tuple[str, ...]:
+    """A word as BM25 compares it: American spelling, and a short form both written out and as written ("config"
+    gives ``configuration config``: the written-out word meets a passage's "configuration", the short one the
+    "config" of ``config.yaml`` or ``git-config``, whose parts are names and stay as written)."""
+    spelt = american(word)
+    written_out = full_form(spelt)
+    return (written_out, spelt) if written_out != spelt else (spelt,)
 
 
 def _glued(word: str) -> tuple[str, ...]:

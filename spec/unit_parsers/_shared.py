@@ -22,6 +22,12 @@ RELEASE_HEADING = re.compile(r"\b(?:Version|Revision|Release)\s+(?P<v>\d+(?:\.\d
 to decline it (one pattern, so they judge a heading alike; each counts over the headings it finds)."""
 
 
+def indent(line: str) -> int:
+    """The columns of whitespace a line opens with, tabs expanded (man's and makeinfo's renderings mix them)."""
+    expanded = line.expandtabs()
+    return len(expanded) - len(expanded.lstrip())
+
+
 def trim(text: str, start: int, end: int) -> tuple[int, int]:
     """Shrink ``[start, end)`` so it neither starts nor ends with whitespace (empty spans collapse to start)."""
     while start < end and text[start].isspace():

@@ -5,9 +5,10 @@ An Info file is a sequence of nodes, each opened by a ``\\x1f`` separator line a
 underlined by ``*`` (chapter), ``=`` (section), ``-`` (subsection) or ``.`` (subsubsection). Accepts a document
 with at least three node header lines. Tree: the preamble (what the file documents, its licence notice), then one
 unit per node nested by its title's underline, keyed and titled by the node's title ("6.1 How ‘sed’ Works"); menus
-and index nodes are ``navigation``. Inside a node, the items of a Texinfo table or definition are its entries: term
-lines at the margin (``‘-t NUMBER’`` over ``‘--tries=NUMBER’``, or `` -- Function: ...``) right over a body indented
-by five columns, an ``option`` when the term is one; the text between them is a ``paragraph`` unit. The document is titled by the Top node's title and labelled with the version
+and index nodes are ``navigation``. Inside a node whose table items are mostly options, each item is a unit: its term
+lines at the margin (``‘-t NUMBER’`` over ``‘--tries=NUMBER’``; a definition's `` -- Function: ...`` among them)
+right over a body indented by five columns, an ``option`` when the term is one, else an ``entry``; the text between
+them is a ``paragraph`` unit. A table of commands or of addresses stays whole. The document is titled by the Top node's title and labelled with the version
 the preamble documents ("GNU ‘sed’, version 4.9"), not makeinfo's.
 """
 
@@ -33,10 +34,12 @@ TABLE_BODY_INDENT = 5
 """makeinfo indents a table item's or a definition's body by five columns under its term."""
 MAX_TERM_LINES = 4
 MAX_TERM_CHARS = 80
+MAX_TERM_WORDS = 4
 _DEFINITION = re.compile(r"^ -- [A-Z][\w ]*: \S")
 """A definition's term (``@deffn``): `` -- Command: s/REGEXP/REPLACEMENT/FLAGS``."""
 _QUOTES = "‘’'`\""
-_OPTION = re.compile(r"^[‘'`]?-{1,2}\w")
+_OPTION = re.compile(r"^[‘'`]?-{1,2}(?:\w|[’'`]?$)")
+"""An option's term: ``‘-t NUMBER’``, ``‘--tries=NUMBER’``, and grep's ``‘--’`` (the end of options)."""
 _MENU = re.compile(r"^\* Menu:", re.M)
 
 
@@ -116,9 +119,9 @@ def _body_start(text: str, start: int, end: int, title: str | None) -> int:
 
 
 def _table_entries(text: str, start: int, end: int) -> list:
-    """The items of the tables and definitions in ``[start, end)`` as entries, and the text between them as
-    paragraphs; none when it holds no item. An item's term lines open a paragraph at the margin and its body follows
-    them directly, five columns in (an example under a sentence is set apart by a blank line)."""
+    """The items of the tables in ``[start, end)`` as units, and the text between them as paragraphs, when most items
+    are options; none otherwise. An item's term lines open a paragraph at the margin and its body follows them
+    directly, five columns in (an example under a sentence is set apart by a blank line)."""
     lines = H.line_spans(text, start, end)
     terms: list[tuple[int, int]] = []  # (first term line, first body line)
     index = 0
@@ -129,7 +132,7 @@ def _table_entries(text: str, start: int, end: int) -> list:
                    and _term_line(text, lines[last + 1])):
                 last += 1
             following = text[slice(*lines[last + 1])] if last + 1 < len(lines) else ""
-            if following.strip() and _indent(following) == TABLE_BODY_INDENT:
+            if following.strip() and H.indent(following) == TABLE_BODY_INDENT:
                 terms.append((index, last + 1))
                 index = last + 1
                 continue
@@ -144,7 +147,7 @@ def _table_entries(text: str, start: int, end: int) -> list:
         last_body = body
         for position in range(body, stop):
             line = text[slice(*lines[position])]
-            if line.strip() and _indent(line) < TABLE_BODY_INDENT:
+            if line.strip() and H.indent(line) < TABLE_BODY_INDENT:
                 break
             last_body = position
         entry_start, entry_end = H.trim(text, lines[first][0], lines[last_body][1])
@@ -165,13 +168,16 @@ def _table_entries(text: str, start: int, end: int) -> list:
 
 
 def _term_line(text: str, span: tuple[int, int]) -> bool:
-    """A line that can be (one of) a table item's terms: at the margin (a definition's one column in), short."""
+    """A line that can be (one of) a table item's terms: at the margin (a definition's one column in), short, and
+    no line of prose ("For example:", "To run it quietly, use,"): an option, a definition, or a few words that do
+    not end in a colon or a comma."""
     line = text[slice(*span)]
     stripped = line.strip()
-    return (bool(stripped) and len(stripped) <= MAX_TERM_CHARS and not stripped.startswith("* ")
-            and (_indent(line) == 0 or bool(_DEFINITION.match(line))))
+    if not stripped or len(stripped) > MAX_TERM_CHARS or stripped.startswith("* "):
+        return False
+    if _DEFINITION.match(line):
+        return True
+    return H.indent(line) == 0 and (bool(_OPTION.match(stripped)) or len(stripped.split()) <= MAX_TERM_WORDS
+                                    and not stripped.endswith((":", ",")))
 
 
-def _indent(line: str) -> int:
-    expanded = line.expandtabs()
-    return len(expanded) - len(expanded.lstrip())

@@ -37,6 +37,8 @@ _OPTION = re.compile(r"^[-+]{1,2}[\w#?]")
 _PLACEHOLDER = re.compile(r"^[A-Za-z][\w.=\[\]<>|-]*,?$")
 MAX_TERM_CHARS = 60
 _BULLET = re.compile(r"^[•*·o-][ \t]")
+_CAPTION = re.compile(r"^(?:Example|Table|Figure) \d+\.")
+"""A DocBook caption over its example ("Example 1. os-release file for Fedora Workstation"): a title, set apart."""
 _ENUMERATED = re.compile(r"^\(?(?:[A-Za-z]|\d{1,2}|[ivx]{1,4})[.)][ \t]")
 _NUMBERED_ITEM = re.compile(r"^[ \t]*(\d{1,2})\.[ \t]+(?=\S)")
 MAX_ITEM_LEAD = 3
@@ -138,9 +140,6 @@ def _unhyphenated(flat: str) -> str:
     return re.sub(r"(?<=\w)[\u2010\u00ad] (?=[a-z])", "", flat)
 
 
-def _indent(line: str) -> int:
-    expanded = line.expandtabs()
-    return len(expanded) - len(expanded.lstrip())
 
 
 def _section_children(text: str, start: int, end: int, paged: bool, furniture: set[tuple[int, int]]) -> list:
@@ -149,7 +148,7 @@ def _section_children(text: str, start: int, end: int, paged: bool, furniture: s
     if paged:
         return _entries_paged(text, lines, furniture)
     subsections = [i for i, (s, e) in enumerate(lines)
-                   if text[s:e].strip() and 0 < _indent(text[s:e]) <= MAX_SUBSECTION_LEAD
+                   if text[s:e].strip() and 0 < H.indent(text[s:e]) <= MAX_SUBSECTION_LEAD
                    and len(text[s:e].strip()) <= 80 and not text[s:e].rstrip().endswith(".")]
     if not subsections:
         return _entries(text, lines)
@@ -174,21 +173,21 @@ def _entries(text: str, lines: list[tuple[int, int]]) -> list:
     content = [(s, e) for s, e in lines if text[s:e].strip()]
     if not content:
         return []
-    margin = min(_indent(text[s:e]) for s, e in content)
+    margin = min(H.indent(text[s:e]) for s, e in content)
     items = _numbered_items(text, content, margin)
     starts: list[tuple[int, int]] = []
     for index, (s, e) in enumerate(content):
         following = content[index + 1] if index + 1 < len(content) else None
         if index in items:
             starts.append((index, index))
-        elif (_indent(text[s:e]) == margin and following is not None and index + 1 not in items
-                and _indent(text[following[0]:following[1]]) > margin
+        elif (H.indent(text[s:e]) == margin and following is not None and index + 1 not in items
+                and H.indent(text[following[0]:following[1]]) > margin
                 and not text[s:e].rstrip().endswith("{")  # an example program's block, not a tag over its body
                 and not _prose_over_example(text, (s, e), following)):
             first = index  # several tags over one body ("--disabled-login" over "--disabled-password")
             while (first > 0 and (not starts or first - 1 > starts[-1][1])
                    and _adjacent(text, content[first - 1], content[first])
-                   and _indent(text[slice(*content[first - 1])]) == margin
+                   and H.indent(text[slice(*content[first - 1])]) == margin
                    and len(text[slice(*content[first - 1])].strip()) <= MAX_TERM_CHARS):
                 first -= 1
             if first and _adjacent(text, content[first - 1], content[first]):
@@ -200,11 +199,11 @@ def _entries(text: str, lines: list[tuple[int, int]]) -> list:
         return []
     pieces: list[tuple[int, int, int | None]] = []  # (first content index, stop index, the tag's last line or None)
     for number, (first, term) in enumerate(starts):
-        stop, own, step = term + 1, _indent(text[slice(*content[term])]), first in items
+        stop, own, step = term + 1, H.indent(text[slice(*content[term])]), first in items
         # a tag's body is indented under it; a step also runs on over the lines right below it (top(1) wraps one
         # at the number's column)
         while stop < len(content) and stop not in items and (
-                _indent(text[slice(*content[stop])]) > own or step and _adjacent(text, content[stop - 1], content[stop])):
+                H.indent(text[slice(*content[stop])]) > own or step and _adjacent(text, content[stop - 1], content[stop])):
             stop += 1
         pieces.append((first, stop, term))
         following = starts[number + 1][0] if number + 1 < len(starts) else len(content)
@@ -220,7 +219,7 @@ def _entries(text: str, lines: list[tuple[int, int]]) -> list:
         last = tag_end if is_entry and text[slice(*content[tag_end])].rstrip().endswith("?") else first
         term = " ".join(text[content[first][0]:content[last][1]].split())
         if is_entry and first == last and tag_end + 1 < stop and not _BULLET.match(term):
-            term = _tag_beside_body(text[slice(*content[first])], _indent(text[slice(*content[tag_end + 1])])) or term
+            term = _tag_beside_body(text[slice(*content[first])], H.indent(text[slice(*content[tag_end + 1])])) or term
         if is_entry:  # a step is titled by its first sentence, another entry by its tag
             node = (_step_node(text, start, end, seen) if first in items
                     else _entry_node(term, start, end, seen))
@@ -244,7 +243,7 @@ def _numbered_items(text: str, content: list[tuple[int, int]], margin: int) -> s
     for index, (s, e) in enumerate(content):
         expanded = text[s:e].expandtabs()
         match = _NUMBERED_ITEM.match(expanded)
-        if match and _indent(expanded) <= margin + MAX_ITEM_LEAD:
+        if match and H.indent(expanded) <= margin + MAX_ITEM_LEAD:
             number, column = int(match.group(1)), match.end()
             last = open_runs.get(column)
             if last and last[0] == number - 1:
@@ -255,7 +254,7 @@ def _numbered_items(text: str, content: list[tuple[int, int]], margin: int) -> s
                 open_runs[column] = (number, runs[-1])
         elif index and not _adjacent(text, content[index - 1], content[index]):
             # a paragraph left of a list's text ends it: "1." in one paragraph and "2." in another are no list
-            open_runs = {column: run for column, run in open_runs.items() if _indent(expanded) >= column}
+            open_runs = {column: run for column, run in open_runs.items() if H.indent(expanded) >= column}
     return {index for run in runs if len(run) > 1 and not _nested(text, content, run[0], margin) for index in run}
 
 
@@ -263,15 +262,15 @@ def _nested(text: str, content: list[tuple[int, int]], first: int, margin: int) 
     """Whether the list whose first step is line ``first`` lies in an entry's body: past the margin, under a line
     (the nearest one no deeper than the step, code between them skipped) past the margin too, or a step or a label
     ("a) regular use": short, no closing punctuation) at it."""
-    depth = _indent(text[slice(*content[first])])
+    depth = H.indent(text[slice(*content[first])])
     if depth <= margin:
         return False
     above = next((text[slice(*content[i])] for i in range(first - 1, -1, -1)
-                  if _indent(text[slice(*content[i])]) <= depth), None)
+                  if H.indent(text[slice(*content[i])]) <= depth), None)
     if above is None:
         return False
     label = above.strip()
-    return (_indent(above) > margin or bool(_NUMBERED_ITEM.match(above))
+    return (H.indent(above) > margin or bool(_NUMBERED_ITEM.match(above))
             or len(label) <= MAX_TERM_CHARS and not label.endswith((".", ":", "?", ",", ";")))
 
 
@@ -281,7 +280,7 @@ def _step_node(text: str, start: int, end: int, seen: dict[str, int]):
     that heads a body indented past its text (top(1)'s "1. COMMAND-LINE Options") by its first line."""
     lines = text[slice(*H.paragraphs(text, start, end)[0])].split("\n")
     first = text[text.rfind("\n", 0, start) + 1:start] + lines[0]
-    heads = len(lines) > 1 and _indent(lines[1]) > _NUMBERED_ITEM.match(first.expandtabs()).end()
+    heads = len(lines) > 1 and H.indent(lines[1]) > _NUMBERED_ITEM.match(first.expandtabs()).end()
     number, _, rest = " ".join((lines[0] if heads else " ".join(lines)).split()).partition(" ")
     words = H.first_sentence(_unhyphenated(rest)).split()
     title = " ".join([number, *words[:MAX_TITLE_WORDS]]) + (" …" if len(words) > MAX_TITLE_WORDS else "")
@@ -296,12 +295,13 @@ it's been included in the main / branch. How should I undo it?")."""
 def _tag_beside_body(line: str, body: int) -> str | None:
     """The tag of a line that also opens its body (``Host    Restricts the following declarations``: a short tag's
     body starts on its line, at the column its next lines keep), else None; an exit value or an enumerator ("0",
-    "(a)", "2)") says less than its line and stays with it."""
+    "125", "(a)", "2)") says less than its line and stays with it."""
     expanded = line.expandtabs()
     for gap in re.finditer(r"(?<=\S)[ ]{2,}(?=\S)", expanded):
         if gap.end() == body:
             tag = " ".join(expanded[:gap.start()].split())
-            return tag if len(tag) >= MIN_TAG_CHARS and not _ENUMERATED.match(f"{tag} ") else None
+            return (tag if len(tag) >= MIN_TAG_CHARS and not tag.isdigit() and not _ENUMERATED.match(f"{tag} ")
+                    else None)
     return None
 
 
@@ -314,7 +314,7 @@ def _wrapped_question(text: str, content: list[tuple[int, int]], index: int, mar
     first = index
     while (first > 0 and index - first < MAX_QUESTION_LINES - 1 and (not starts or first - 1 > starts[-1][1])
            and _adjacent(text, content[first - 1], content[first])
-           and _indent(text[slice(*content[first - 1])]) == margin):
+           and H.indent(text[slice(*content[first - 1])]) == margin):
         first -= 1
     if first and _adjacent(text, content[first - 1], content[first]):
         return None  # a longer paragraph that ends in a question
@@ -335,11 +335,13 @@ def _lead_in(text: str) -> str | None:
 def _prose_over_example(text: str, line: tuple[int, int], below: tuple[int, int]) -> bool:
     """A line of prose set apart from the indented example under it ("If that version is broken, type", "For
     example the functions:", "For example:"): a tag's body follows it directly, and a tag set apart by a blank line is
-    a term of a word or two (limits.conf(5)'s "<domain>"). Bullets, options and enumerated labels ("a) regular use",
-    ctags-faq(7)'s "A. The ability of your editor to use multiple tag files.") stay tags."""
+    a term of a word or two (limits.conf(5)'s "<domain>"). Bullets, options, enumerated labels ("a) regular use",
+    ctags-faq(7)'s "A. The ability of your editor to use multiple tag files.") and captions ("Example 1. ...") stay
+    tags."""
     term = text[slice(*line)].strip()
     return (not _adjacent(text, line, below) and (len(term.split()) > MAX_SET_APART_TAG_WORDS or term.endswith(":"))
-            and not _BULLET.match(term) and not _OPTION.match(term) and not _ENUMERATED.match(term))
+            and not _BULLET.match(term) and not _OPTION.match(term) and not _ENUMERATED.match(term)
+            and not _CAPTION.match(term))
 
 
 def _adjacent(text: str, above: tuple[int, int], below: tuple[int, int]) -> bool:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from right_rag_dagster.builtins.unit_parsers.generic import GenericUnitParser
+from right_rag_dagster.builtins.unit_parsers.generic import GenericUnitParser, find_headings
 from right_rag_dagster.builtins.unit_parsers.generic import _fences as fences_of
 from right_rag_dagster.core.coverage import compute_coverage
 from right_rag_dagster.core.markdown import fenced_spans, inside
@@ -480,3 +480,7 @@ def test_a_line_of_tildes_under_a_title_is_an_underline_and_a_rule_opens_an_entr
     parsed = build_units(document, GenericUnitParser().parse_document(document), "generic")
     assert {"Setup", "Usage"} <= {u.topic for u in walk_units(parsed)}
     assert [text[a:b] for a, b in fences_of(text)] == ["~~~\n}\n~~~"]
+    run = "Intro\n=====\n\nRun:\n~~~\nmake install\n~~~\n\nLater\n=====\n\nText.\n"  # a fence right under a line
+    assert [run[a:b] for a, b in fences_of(run)] == ["~~~\nmake install\n~~~"]
+    listed = "Installation\n" + "=" * 28 + "\n\n1. Download the tarball from\n   the website.\n2. Unpack it.\n"
+    assert [h.title for h in find_headings(listed)] == ["Installation"]  # a rule drawn once opens no entry

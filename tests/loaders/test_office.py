@@ -150,6 +150,7 @@ def test_a_highlighted_console_session_is_a_code_block_without_its_copy_button()
     (b'<pre><b>/* zpipe.c */\nint x;</b></pre>', b"<pre>/* zpipe.c */\nint x;</pre>"),
     (b'<pre><code class="language-js"><span class="k">const</span> a = 1;</code><button>copy</button></pre>',
      b'<pre><code class="language-js">const a = 1;</code></pre>'),
+    (b"<pre><span>$ make</span><br>$ make install<br/>done</pre>", b"<pre>$ make\n$ make install\ndone</pre>"),
 ])
 def test_the_markup_inside_a_pre_block_is_dropped(html, expected):
     assert expected in plain_pre_blocks(b"<html><body><p>Text.</p>" + html + b"</body></html>")

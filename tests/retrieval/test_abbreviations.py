@@ -18,7 +18,7 @@ from tests.retrieval.store_builder import index_documents
 ])
 def test_short_forms_are_written_out(short: str, full: str) -> None:
     assert full_form(short) == full
-    assert tokenize(f"the {short.upper()}")[1] == full
+    assert tokenize(f"the {short.upper()}")[1:] == [full, short]
 
 
 @pytest.mark.parametrize("word", ["dev", "lib", "doc", "info", "perf", "min", "var", "tmp", "pkg", "impl",
@@ -27,10 +27,12 @@ def test_ambiguous_short_forms_and_other_words_are_left_alone(word: str) -> None
     assert full_form(word) == word
 
 
-def test_a_compound_keeps_its_parts_as_written() -> None:
-    """``pkg-config`` and ``TLS_CACERT`` are names: their parts are not the words a short form stands for."""
+def test_a_compound_keeps_its_parts_as_written_and_a_short_word_meets_them() -> None:
+    """``pkg-config`` and ``TLS_CERT`` are names: their parts are not the words a short form stands for. A short word
+    keeps its own form beside the written-out one, so "config" still meets the part of ``config.yaml``."""
     assert tokenize("pkg-config") == ["pkg-config", "pkg", "config"]
     assert tokenize("TLS_CERT") == ["tls_cert", "tls", "cert"]
+    assert tokenize("config") == ["configuration", "config"] and "config" in tokenize("config.yaml")
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ nested by chapter, section and subsection, titled by the Top node and labelled w
 from __future__ import annotations
 
 from right_rag_dagster.core.model import Document
-from right_rag_dagster.core.units import walk_units
+from right_rag_dagster.core.units import build_units, walk_units
 
 from .conftest import FIXTURES
 
@@ -58,3 +58,19 @@ def test_only_info_files_are_accepted_and_the_text_manual_parser_leaves_them(spe
     assert not info.parser_can_handle_document(Document("x.info", two_nodes))
     policy = load_document(FIXTURES / "families" / "policy.txt")
     assert not info.parser_can_handle_document(policy)
+
+
+def test_a_line_of_prose_over_an_example_is_no_option_term(spec_registry) -> None:
+    """A short paragraph right over an indented example ("To run it quietly, use, the following command:") is no
+    table item, even in a node of options; grep's ``‘--’`` is an option."""
+    parser = spec_registry.create("unit_parsers", "info-manual")
+    node = "\x1f\nFile: x.info,  Node: {name},  Next: b,  Up: Top\n\n"
+    text = ("This is x.info.\n" + node.format(name="Top") + "X\n*\n\nThe manual.\n"
+            + node.format(name="Options") + "1 Options\n=========\n\n‘-q’\n‘--quiet’\n     Say nothing.\n\n"
+            "‘--’\n     End of options.\n\nTo run it quietly, use\nthe following command:\n     x -q file\n\n"
+            + node.format(name="End") + "2 End\n=====\n\nDone.\n")
+    document = Document("x.info", text)
+    units = {u.topic: u for u in walk_units(build_units(document, parser.parse_document(document), "info-manual"))}
+    assert units["-q, --quiet"].attributes["unit_type"] == "option"
+    assert units["--"].attributes["unit_type"] == "option"
+    assert not any(topic.startswith("To run it quietly") for topic in units)

@@ -172,3 +172,17 @@ def test_a_short_tag_beside_its_body_is_the_entry_title(parse) -> None:
     assert "MACs" in by_topic and not any(topic.startswith("Host Restricts") for topic in by_topic)
     _, units = parse("man-page", FAMILIES / "adduser.8.txt")
     assert any(topic.startswith("0 Success: The user or group exists") for topic in _by_topic(units))
+
+
+def test_exit_values_and_captions_keep_their_lines(spec_registry) -> None:
+    """An exit value of any length stays with its line ("125    The command itself failed"), and a DocBook caption
+    set apart over its example ("Example 1. os-release file for Fedora Workstation") stays an entry's title."""
+    parser = spec_registry.create("unit_parsers", "man-page")
+    text = ("X(1)   User Commands   X(1)\n\nNAME\n       x - y\n\nSYNOPSIS\n       x\n\nEXIT STATUS\n"
+            "       125    The command itself failed to run\n              for a reason of its own.\n\n"
+            "       0      Success, nothing\n              went wrong.\n\nEXAMPLES\n"
+            "       Example 1. A file for Fedora\n\n           NAME=Fedora\n           ID=fedora\n")
+    document = Document("x.1.txt", text)
+    topics = {u.topic for u in walk_units(build_units(document, parser.parse_document(document), "man-page"))}
+    assert "125 The command itself failed to run" in topics and "0 Success, nothing" in topics
+    assert "Example 1. A file for Fedora" in topics

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -126,6 +127,7 @@ def find_headings(text: str) -> list[Heading]:
     rules: dict[str, list[int]] = {}  # rules standing alone between blank lines, by their character
     list_items = _ListItems(text, lines)
     one_word: list[Heading] = []  # capitalised words standing alone, not on the first line: headings among capitals
+    separators = _separators(text, lines)
     for index, (start, end) in enumerate(lines):
         line = text[start:end]
         stripped = line.strip()
@@ -147,7 +149,8 @@ def find_headings(text: str) -> list[Heading]:
             number = _NUMBERED.match(stripped)
             found.append(Heading(start + len(line) - len(line.lstrip()), lines[index + 1][1], stripped,
                                  f"underline{below[0]}", number.group("num") if number else None))
-        elif (numbered and line.rstrip() == stripped and _after_rule(text, lines, index) and not _DATE.match(stripped)
+        elif (numbered and line.rstrip() == stripped and _after_separator(text, lines, index, separators)
+              and not _DATE.match(stripped)
               and _follows(previous_number, numbers := tuple(int(part) for part in numbered.group("num").split(".")))):
             previous_number = numbers  # an entry opened by a rule (Valgrind's FAQ): its answer may follow directly
             found.append(Heading(start, end, stripped, f"num{len(numbers)}", numbered.group("num")))
@@ -266,23 +269,35 @@ def _body_indented(text: str, lines: list[tuple[int, int]], i: int) -> bool:
     return after[:1] in (" ", "\t")
 
 
-def _after_rule(text: str, lines: list[tuple[int, int]], index: int) -> bool:
-    """Whether the last line with text above line ``index`` (at most one blank line between) is a rule: a run of
-    one character longer than the line over it, which an underline ("Intro" over "=====") is not."""
+def _separators(text: str, lines: list[tuple[int, int]]) -> set[str]:
+    """The rules a text repeats between its entries: lines of one character, at least ``MIN_SEPARATOR_CHARS`` long,
+    found at least ``MIN_SEPARATORS`` times (Valgrind's FAQ: 72 dashes before and after each chapter's title and
+    after each answer); an underline, a thematic break (``----``) or a rule drawn once is none."""
+    counts = Counter(stripped for s, e in lines
+                     if len(stripped := text[s:e].strip()) >= MIN_SEPARATOR_CHARS and _RULE.match(stripped))
+    return {rule for rule, count in counts.items() if count >= MIN_SEPARATORS}
+
+
+MIN_SEPARATOR_CHARS = 40
+MIN_SEPARATORS = 3
+
+
+def _after_separator(text: str, lines: list[tuple[int, int]], index: int, separators: set[str]) -> bool:
+    """Whether the last line with text above line ``index`` (at most one blank line between) is a separator."""
     for back in (index - 1, index - 2):
         if back < 0:
             return False
         above = text[slice(*lines[back])].strip()
         if above:
-            over = text[slice(*lines[back - 1])].strip() if back else ""
-            return bool(_RULE.match(above)) and len(above) > len(over) + MAX_UNDERLINE_SLACK
+            return above in separators
     return False
 
 
 def _rule_under_sentence(line: str, below: str) -> bool:
-    """A sentence over a rule longer than itself is a paragraph's last line over the rule that ends an entry
-    (Valgrind's FAQ closes each answer with a line of 72 dashes), not a heading and its underline."""
-    return line.endswith((".", "!", "?")) and len(below) > len(line) + MAX_UNDERLINE_SLACK
+    """A sentence (it ends in a full stop) over a rule longer than itself is a paragraph's last line over the rule
+    that ends an entry (Valgrind's FAQ closes each answer with a line of 72 dashes), not a heading and its
+    underline. (A line ending in "?" or "!" over a longer rule stays a heading: a FAQ's question, an exclamation.)"""
+    return line.endswith(".") and len(below) > len(line) + MAX_UNDERLINE_SLACK
 
 
 def _short_underline(title: str, below: str, text: str, lines: list[tuple[int, int]], index: int) -> bool:
@@ -714,19 +729,12 @@ def _title_text(line: str) -> str:
 
 @lru_cache(maxsize=8)
 def _fences(text: str) -> list[tuple[int, int]]:
-    """The code fences of ``text``, less those opened by an underline: a line of ``~`` right under a
-    line of text about as long is that line's underline in a plain text (reST's third heading level, Valgrind's FAQ
-    under its release line), not a fence: read as one, it opened a code block that the next underline closed or
-    that ran to the end of the text, and the headings and paragraphs inside were lost (the whole FAQ was one
-    paragraph). A closing fence under a short line of code stays a fence."""
-    spans = fenced_spans(text)  # once per document: the headings and every section's blocks ask
-    masked = text
-    while (opened := next((start for start, _ in spans if _underlines(masked, start)), None)) is not None:
-        line_end = masked.find("\n", opened)
-        line_end = len(masked) if line_end < 0 else line_end
-        masked = masked[:opened] + " " * (line_end - opened) + masked[line_end:]
-        spans = fenced_spans(masked)
-    return spans
+    """The code fences of ``text``, less those that are underlines: a line of ``~`` right under a line of text about
+    as long is that line's underline in a plain text (reST's third heading level, Valgrind's FAQ under its release
+    line), not a fence, when no fence closes it or another underline would: read as fences, they paired up around
+    the text between two such headings or ran to the end of the text, and the headings and paragraphs inside were
+    lost (the whole FAQ was one paragraph)."""
+    return fenced_spans(text, _underlines)  # once per document: the headings and every section's blocks ask
 
 
 def _underlines(text: str, start: int) -> bool:

@@ -4,9 +4,9 @@ Porter stems "configuration" to ``configur`` and leaves "config" as it is: a que
 missed a passage about "the repository's configuration" (and the reverse), and npm's "`workspace` deps are always
 `prod` dependencies" never answered "production". BM25's tokenizer adds ``full_form`` of a word to the word itself, at
 index and at query time, after ``spelling.american``; a compound's parts (``pkg-config``, ``TLS_CERT``) stay as
-written, as names. Only short forms with one meaning in technical writing are listed: not "dev"
-(``/dev``), "lib" (``/usr/lib``), "doc" (a document), "info" (GNU Info), "pkg" (``pkg-config``, a name of its own), "impl" (Rust's keyword), "perf" (the profiler), "min" (minutes),
-"var" (``/var``) or "tmp" (``/tmp``).
+written, as names. Only short forms with one meaning in technical writing are listed: not "dev" (``/dev``), "lib"
+(``/usr/lib``), "doc" (a document), "info" (GNU Info), "pkg" (``pkg-config``, a name of its own), "impl" (Rust's
+keyword), "perf" (the profiler), "min" (minutes), "var" (``/var``) or "tmp" (``/tmp``).
 """
 
 from __future__ import annotations
@@ -35,5 +35,5 @@ _FULL = {
 
 
 def full_form(word: str) -> str:
-    """``word`` (lower case) with a listed short form replaced by the word it shortens; other words unchanged."""
+    """The word a listed short form shortens (``word`` in lower case), else ``word`` itself."""
     return _FULL.get(word, word)

@@ -8,8 +8,8 @@ unit per node nested by its title's underline, keyed and titled by the node's ti
 and index nodes are ``navigation``. Inside a node whose table items are mostly options, each item is a unit: its term
 lines at the margin (``‘-t NUMBER’`` over ``‘--tries=NUMBER’``; a definition's `` -- Function: ...`` among them)
 right over a body indented by five columns, an ``option`` when the term is one, else an ``entry``; the text between
-them is a ``paragraph`` unit. A table of commands or of addresses stays whole. The document is titled by the Top node's title and labelled with the version
-the preamble documents ("GNU ‘sed’, version 4.9"), not makeinfo's.
+them is a ``paragraph`` unit. A table of commands or of addresses stays whole. The document is titled by the Top
+node's title and labelled with the version the preamble documents ("GNU ‘sed’, version 4.9"), not makeinfo's.
 """
 
 from __future__ import annotations
@@ -137,7 +137,8 @@ def _table_entries(text: str, start: int, end: int) -> list:
                 index = last + 1
                 continue
         index += 1
-    if sum(bool(_OPTION.match(text[slice(*lines[first])])) for first, _ in terms) * 2 < len(terms) or not terms:
+    options = [bool(_OPTION.match(text[slice(*lines[first])])) for first, _ in terms]
+    if not terms or sum(options) * 2 < len(terms):
         return []  # a table of commands or addresses reads best whole; a list of options item by item
     nodes: list = []
     seen: dict[str, int] = {}
@@ -157,7 +158,7 @@ def _table_entries(text: str, start: int, end: int) -> list:
         term = ", ".join(" ".join(text[slice(*lines[i])].split()).strip(_QUOTES) for i in range(first, body))
         title = term.removeprefix("-- ") if _DEFINITION.match(text[slice(*lines[first])]) else term
         title = H.shortened(title)
-        unit_type = "option" if _OPTION.match(text[slice(*lines[first])]) else "entry"
+        unit_type = "option" if options[number] else "entry"
         nodes.append(H.Node(H.unique_key(title, seen), title, entry_start, entry_end, unit_type,
                             attributes={"heading": title}))
         previous_end = entry_end

@@ -143,7 +143,7 @@ def find_headings(text: str) -> list[Heading]:
         numbered = _NUMBERED.match(stripped)
         if atx:
             found.append(Heading(start, end, atx.group(2), f"atx{len(atx.group(1))}"))
-        elif not above and (_UNDERLINE.match(below) and len(below) >= max(3, len(stripped) - 2)
+        elif not above and (_UNDERLINE.match(below) and len(below) >= max(3, len(stripped) - MAX_UNDERLINE_SLACK)
                             and not _rule_under_sentence(stripped, below)
                             or _short_underline(stripped, below, text, lines, index)):
             number = _NUMBERED.match(stripped)

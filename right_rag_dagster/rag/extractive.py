@@ -130,7 +130,9 @@ def answer_cue(question: str) -> re.Pattern[str] | None:
 _URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.IGNORECASE)
 """An address in a sentence: its words (``debian.org/doc/packaging-manuals/copyright-format``) are no part of what
 the sentence says, so they do not count towards its coverage of the question."""
-_TABLE_LINE = re.compile(r"\|.*\||\.{4,}|(?:\. ){4,}|(?:\S+ {3,}){3,}|\t.*\t")
+_TABLE_LINE = re.compile(r"\|.*\||\.{4,}|(?:\. ){4,}|(?:\S+ {3,}){3,}")
+_COLUMN_GAP = re.compile(r"(?<=\S) {4,}(?=\S)")
+"""A gap between two columns of a line whose tabs are expanded (two of them make a row of a tab-separated table)."""
 _CODE = re.compile(r"\$[({]|[+:?]=|==|&&|\|\||[{};]\s*$|^\s*(?:if|ifeq|ifneq|endif|fi|export|#!)\b|"
                    r"^\s*\.\.[ \t]+(?:[\w-]+::?(?:\s|$)|[_|])|^\s*:[\w-]+:(?:\s|$)", re.MULTILINE)
 """Lines of code, and reST's explicit markup (``.. only:: html``, ``.. _target:``, a directive's ``:maxdepth: 2``;
@@ -255,7 +257,7 @@ def _prose_lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
         stripped = line.strip()
         a = position + (line.index(stripped[0]) if stripped else 0)
         b = a + len(stripped)
-        if stripped and not _tabular(stripped):
+        if stripped and not _tabular(line):  # the whole line: its tabs expand from its first column
             run = (run[0], b) if run else (a, b)
         elif run:
             runs.append(run)
@@ -299,8 +301,15 @@ def _is_heading(sentence: str) -> bool:
 
 def _tabular(sentence: str) -> bool:
     letters = sum(ch.isalpha() for ch in sentence)
-    return (bool(_TABLE_LINE.search(sentence) or _CODE.search(sentence)) or letters < 8
+    return (bool(_TABLE_LINE.search(sentence) or _CODE.search(sentence)) or _tab_columns(sentence) or letters < 8
             or letters < 0.6 * len("".join(sentence.split())))
+
+
+def _tab_columns(sentence: str) -> bool:
+    """Whether a line of ``sentence`` with tabs is a table row once its tabs are expanded as a terminal shows
+    them: two gaps of ``_COLUMN_GAP`` between its words. The tabs ``col -b`` leaves in a man page's indented,
+    justified prose stand for the spaces ``man`` printed (one to three between words), so such a line is prose."""
+    return any(len(_COLUMN_GAP.findall(line.expandtabs().strip())) >= 2 for line in sentence.split("\n") if "\t" in line)
 
 
 NAME_DOCUMENTS = 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -616,3 +617,21 @@ def test_rest_explicit_markup_is_never_a_sentence_to_quote() -> None:
     quoted = [text[a:b] for a, b in prose_sentences(text)]
     assert quoted == ["cmake-presets(7)", "Introduction", "One problem CMake users face is sharing settings.",
                       ".. to the maximum, as the device allows."]  # an ellipsis opening a line is prose
+
+
+def test_man_page_prose_with_the_tabs_col_leaves_is_quoted_and_a_tab_separated_table_is_not() -> None:
+    """``man | col -b`` writes tabs for the spaces of indented, justified prose: strace(1)'s ``-s`` entry ("Note that
+    filenames are not considered strings ...") was read as table rows, so its answer quoted another option. The rows
+    of a protocol's tab-separated request layout stay out."""
+    from right_rag_dagster.rag.extractive import prose_sentences
+
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures"
+    strace = (fixtures / "heldout36" / "documents" / "strace.1.txt").read_text(encoding="utf-8")
+    start = strace.index("-s strsize")
+    entry = strace[start:strace.index("are always printed in full.", start) + len("are always printed in full.")]
+    assert "\t" in entry
+    quoted = [" ".join(entry[a:b].split()) for a, b in prose_sentences(entry)]
+    assert quoted[-1] == "Note that filenames are not considered strings and are always printed in full."
+    layout = (fixtures / "heldout21" / "documents" / "dri2proto.txt").read_text(encoding="utf-8")
+    rows = layout[layout.index("\t4\tCARD32\t\t\tinterval") - 40:layout.index("\t4\tCARD32\t\t\tinterval") + 30]
+    assert not any("CARD32" in rows[a:b] for a, b in prose_sentences(rows))

@@ -484,3 +484,17 @@ def test_a_line_of_tildes_under_a_title_is_an_underline_and_a_rule_opens_an_entr
     assert [run[a:b] for a, b in fences_of(run)] == ["~~~\nmake install\n~~~"]
     listed = "Installation\n" + "=" * 28 + "\n\n1. Download the tarball from\n   the website.\n2. Unpack it.\n"
     assert [h.title for h in find_headings(listed)] == ["Installation"]  # a rule drawn once opens no entry
+
+
+def test_a_first_step_standing_alone_is_no_section_over_the_steps_after_it() -> None:
+    """Valgrind's README_MISSING_SYSCALL_OR_IOCTL: "1.  Find out the name of the system call:" stands between blank
+    lines, but "2.  Do 'man 2 mysyscallname' ..." runs on under a hanging indent, so the three steps are one list:
+    step 1 made a section that held steps 2 and 3. A "1." whose "2." also stands alone still heads a section."""
+    path = (TESTS / "fixtures" / "heldout41" / "documents" / "valgrind-README_MISSING_SYSCALL_OR_IOCTL.txt").resolve()
+    units = _parse(path)
+    steps = [u for u in walk_units(units) if u.topic.startswith(("2.  Do 'man 2", "3.  Add a case"))]
+    assert len(steps) == 2
+    assert all(u.attributes["hierarchy"][0].startswith("Writing your own syscall wrappers") for u in steps)
+    assert not any("1.  Find out the name" in part for u in steps for part in u.attributes["hierarchy"])
+    text = "Guide\n=====\n\n1. Install\n\nRun the installer.\n\n2. Configure\n\nEdit the file.\n"
+    assert [h.title for h in find_headings(text)] == ["Guide", "1. Install", "2. Configure"]

@@ -164,7 +164,8 @@ def find_headings(text: str) -> list[Heading]:
               and not _DATE.match(stripped)):
             numbers = tuple(int(part) for part in numbered.group("num").split("."))
             first = previous_number is None
-            if _follows(previous_number, numbers) and not (first and list_items.continues(start, numbers, found)):
+            if (_follows(previous_number, numbers) and not (first and list_items.continues(start, numbers, found))
+                    and not list_items.opens(start, numbers)):
                 previous_number = numbers
                 found.append(Heading(start + len(line) - len(line.lstrip()), end, stripped, f"num{len(numbers)}",
                                      numbered.group("num")))
@@ -415,7 +416,7 @@ class _ListItems:
 
     def __init__(self, text: str, lines: list[tuple[int, int]]) -> None:
         self.text, self.lines = text, lines
-        self._items: list[tuple[int, int, bool]] | None = None
+        self._items: list[tuple[int, int, bool, int]] | None = None
         self._reaches: dict[int, int] = {}  # item index -> start of the hanging item its run goes back to
 
     def continues(self, start: int, numbers: tuple[int, ...], headings: list[Heading]) -> bool:
@@ -437,8 +438,21 @@ class _ListItems:
             index, expected = index - 1, expected - 1
         return False
 
-    def items(self) -> list[tuple[int, int, bool]]:
-        """(line start, number, whether the next line is indented deeper) of every line that opens an item."""
+    def opens(self, start: int, numbers: tuple[int, ...]) -> bool:
+        """Whether a "1." standing alone at ``start`` opens a list whose "2.", the next item line at its indent, runs
+        on under a hanging indent (Valgrind's "1.  Find out the name of the system call:" over "2.  Do 'man 2
+        mysyscallname' to get some idea ..."): then it is that list's first item, no section over the others."""
+        if numbers != (1,):
+            return False
+        items = self.items()
+        index = bisect_left(items, (start + 1,))
+        indent = next((item[3] for item in items if item[0] == start), None)
+        following = next((item for item in items[index:] if item[3] == indent), None)
+        return following is not None and following[1] == 2 and following[2]
+
+    def items(self) -> list[tuple[int, int, bool, int]]:
+        """(line start, number, whether the next line is indented deeper, the number's column) of every line that
+        opens an item."""
         if self._items is None:
             fences = _fences(self.text)
             self._items = []
@@ -447,7 +461,7 @@ class _ListItems:
                 if item and not inside(fences, start):
                     below = self.text[slice(*self.lines[index + 1])] if index + 1 < len(self.lines) else ""
                     hanging = bool(below.strip()) and len(below) - len(below.lstrip()) > len(item.group(1))
-                    self._items.append((start, int(item.group(2)), hanging))
+                    self._items.append((start, int(item.group(2)), hanging, len(item.group(1).expandtabs())))
         return self._items
 
 

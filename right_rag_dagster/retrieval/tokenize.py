@@ -9,8 +9,8 @@ shipped in their packages (``cjk.py``: jieba, Janome), compounds keep their whol
 its unit adds both (``4gb 4 gb``), a one-letter option
 keeps its dash (``-D`` is ``-d``), a version written ``v9`` adds its number (``v9 9``: "version 9" asks for it),
 British spellings become American ones (``spelling.py``: "licence" is ``license``) and a short form adds the word
-it shortens (``abbreviations.py``: "config" is ``configuration config``). fts then only stems (Porter) and drops English
-stopwords.
+it shortens (``abbreviations.py``: "config" is ``configuration config``) and a word ``man`` hyphenated at a line's end
+is one word again. fts then only stems (Porter) and drops English stopwords.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from .abbreviations import full_form
 from .cjk import CJK_RANGES, cjk_words, has_kana, mostly_cjk
 from .spelling import american
 
-TOKENIZER_VERSION = "rr-tok-9"
+TOKENIZER_VERSION = "rr-tok-10"
 """Part of every BM25 index's identity: change it when tokens change, so indexes are rebuilt."""
 
 _THAI_DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙", "0123456789")
@@ -41,8 +41,15 @@ _GLUED = re.compile(r"(\d+)(?!st$|nd$|rd$|th$)([a-z]{2,})")
 lost more than it found)."""
 
 
+_BROKEN_WORD = re.compile(r"(?<=\w)[\u2010\u00ad][ \t]*\n[ \t]*(?=\w)")
+"""A word ``man`` hyphenated at a line's end ("applica‐" over "tions"): its two halves are one word. Only the
+hyphen and the soft hyphen that typesetting inserts; an ASCII hyphen at a line's end may be a compound's."""
+
+
 def tokenize(text: str) -> list[str]:
     """Lower-cased tokens of ``text`` in order (compounds followed by their parts)."""
+    if "\u2010" in text or "\u00ad" in text:
+        text = _BROKEN_WORD.sub("", text)
     text = unicodedata.normalize("NFKC", text).casefold().translate(_THAI_DIGITS)
     tokens: list[str] = []
     japanese: bool | None = None  # whether the text has kana, looked at only when a CJK run appears

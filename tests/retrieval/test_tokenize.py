@@ -101,3 +101,12 @@ def test_stems_survive_the_cache_being_emptied(monkeypatch) -> None:
     assert stemmer.stems(["running", "licensing"]) == {"running": "run", "licensing": "licens"}
     assert stemmer.stems(["running", "runs", "quokkas"]) == {"running": "run", "runs": "run", "quokkas": "quokka"}
     assert len(stemmer._cache) <= 3
+
+
+def test_a_word_man_hyphenated_at_a_line_end_is_one_word_again() -> None:
+    """``man`` breaks words at a line's end with a hyphen (U+2010) or a soft hyphen: "applica‐" over "tions" gave
+    BM25 ``applica`` and ``tions``, never ``applications``. An ASCII hyphen there, or a hyphen inside a line, stays
+    as written (it may join a compound)."""
+    assert tokenize("Some applica\u2010\n       tions use sub\u00ad\n  ordinate IDs.") == [
+        "some", "applications", "use", "subordinate", "ids"]
+    assert tokenize("read-\nonly x\u2010y") == ["read", "only", "x", "y"]

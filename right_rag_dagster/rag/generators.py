@@ -17,6 +17,7 @@ from ..retrieval.hits import Hit
 from ..retrieval.searching.definitions import asks_for_definition
 from ..retrieval.searching.identity import document_names_of
 from ..retrieval.settings import DEFAULT_MIN_COVERAGE
+from ..retrieval.tokenize import rejoin_broken_words
 from ..store import Store
 from .evidence import (
     content_terms,
@@ -130,12 +131,13 @@ class ExtractiveGenerator(Generator):
     @staticmethod
     def _cite(quote: Quote, numbered: Sequence[tuple[int, Hit]], cited: Sequence[Hit],
               texts: Sequence[tuple[str, int | None]]) -> Citation:
-        """The citation of ``quote``: the hit it came from, its text, whitespace folded, and its span in the
-        document when known."""
+        """The citation of ``quote``: the hit it came from, its text, whitespace folded and the words ``man``
+        hyphenated at line ends whole, and its span in the document when known."""
         text, base = texts[quote.number - 1]
         number = numbered[quote.number - 1][0]
         span = (base + quote.start, base + quote.end) if base is not None else (None, None)
-        return Citation(number, cited[number - 1], " ".join(text[quote.start:quote.end].split()), *span)
+        return Citation(number, cited[number - 1], " ".join(rejoin_broken_words(text[quote.start:quote.end]).split()),
+                        *span)
 
 
 def _parts(hit: Hit, sources: dict[str, tuple[str, int]] | None = None) -> list[Hit]:

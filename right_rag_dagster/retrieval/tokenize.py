@@ -46,11 +46,14 @@ _BROKEN_WORD = re.compile(r"(?<=\w)[\u2010\u00ad][ \t]*\n[ \t]*(?=\w)")
 hyphen and the soft hyphen that typesetting inserts; an ASCII hyphen at a line's end may be a compound's."""
 
 
+def rejoin_broken_words(text: str) -> str:
+    """``text`` with each word ``man`` hyphenated at a line's end whole again (``_BROKEN_WORD``)."""
+    return _BROKEN_WORD.sub("", text) if "\u2010" in text or "\u00ad" in text else text
+
+
 def tokenize(text: str) -> list[str]:
     """Lower-cased tokens of ``text`` in order (compounds followed by their parts)."""
-    if "\u2010" in text or "\u00ad" in text:
-        text = _BROKEN_WORD.sub("", text)
-    text = unicodedata.normalize("NFKC", text).casefold().translate(_THAI_DIGITS)
+    text = unicodedata.normalize("NFKC", rejoin_broken_words(text)).casefold().translate(_THAI_DIGITS)
     tokens: list[str] = []
     japanese: bool | None = None  # whether the text has kana, looked at only when a CJK run appears
     dictionaries: bool | None = None  # whether CJK is more than incidental in the text (see cjk.mostly_cjk)

@@ -635,3 +635,16 @@ def test_man_page_prose_with_the_tabs_col_leaves_is_quoted_and_a_tab_separated_t
     layout = (fixtures / "heldout21" / "documents" / "dri2proto.txt").read_text(encoding="utf-8")
     rows = layout[layout.index("\t4\tCARD32\t\t\tinterval") - 40:layout.index("\t4\tCARD32\t\t\tinterval") + 30]
     assert not any("CARD32" in rows[a:b] for a, b in prose_sentences(rows))
+
+
+def test_an_answer_shows_the_words_man_hyphenated_at_line_ends_whole() -> None:
+    """nsswitch.conf(5) breaks "applica‐" over "tions": the answer reads "applications" (the citation's span, with a
+    store, is still the document's own text)."""
+    from right_rag_dagster.retrieval.hits import Hit
+
+    text = ("The GNU C Library ignores databases with unknown names.  Some applica\u2010\n       tions use this to "
+            "implement special handling for their own databases.")
+    hit = Hit(1, "c1", "domain", "nsswitch.conf.5.txt", "u1", text, 9.0, 0, len(text), None, None, None, None,
+              ("DESCRIPTION",))
+    answer = ExtractiveGenerator().generate("Which applications implement special handling for databases?", [hit])
+    assert "Some applications use this to implement special handling" in answer.text

@@ -6,8 +6,7 @@ is never cut in two (nor at a PDF page break) and a definition keeps its surroun
 chunks its own text (the text before its first subunit, ``core.units.own_span``), cut at the best boundaries
 (blank lines, list items, paragraph ends, sentence ends) into pieces of about ``TARGET`` characters, at most
 ``MAX_CHARS``; each child is then one whole chunk when it fits, else chunked the same way on its turn. Siblings
-are never packed together (measured: it mixes distinct topics and lowers rank 1), but a short lead-in ending in a
-colon is chunked with the block it introduces (``_with_lead_ins``). Entries of a list
+are never packed together (measured: it mixes distinct topics and lowers rank 1). Entries of a list
 (``RECORD_TYPES``) always stay apart. Units with the ``navigation`` role (tables of contents, indexes) and
 heading-only own text are not chunked.
 
@@ -33,8 +32,6 @@ MAX_CHARS = 1200
 WHOLE_CHARS = 1500
 MIN_CHARS = 250
 MIN_OWN_CHARS = 40
-LEAD_IN_CHARS = 300
-"""A piece or unit at most this long that ends in a colon is chunked with the block it introduces."""
 SKIP_ROLES = {"navigation"}
 RECORD_TYPES = {"change", "header_stanza", "files_stanza", "license_stanza"}
 """Unit types that are independent entries of a list (a change log's changes, a copyright file's stanzas): each
@@ -88,7 +85,7 @@ class DomainChunkParser(ChunkParser):
         if whole is not None:
             self._absorb(unit)
             return [self._chunk(whole, 1, 1)]
-        blocks = [block for block in _with_lead_ins(list(self._blocks(unit)), unit) if block is not None]
+        blocks = [block for block in self._blocks(unit) if block is not None]
         parts = sum(1 for block in blocks if not block.whole)
         own = iter(range(1, parts + 1))
         return [self._chunk(block, 1, 1) if block.whole else self._chunk(block, next(own), parts) for block in blocks]
@@ -129,23 +126,6 @@ class DomainChunkParser(ChunkParser):
             source_start=block.spans[0][0],
             source_end=block.spans[-1][1],
         )
-
-
-def _with_lead_ins(blocks: list[_Block | None], unit: Unit) -> list[_Block | None]:
-    """``blocks`` with each lead-in joined to the block after it: a short text ending in a colon ("If Valgrind tells
-    you that system call NNN is unimplemented, do the following:") says what the next block is about, and that
-    block says what it announces (neither is a list entry, ``RECORD_TYPES``, and the two fit ``WHOLE_CHARS``)."""
-    out: list[_Block | None] = []
-    for block in blocks:
-        lead = out[-1] if out else None
-        if (lead is not None and block is not None and len(lead.text) <= LEAD_IN_CHARS
-                and lead.text.rstrip().endswith(":") and block.spans[-1][1] - lead.spans[0][0] <= WHOLE_CHARS
-                and _unit_type(lead.unit) not in RECORD_TYPES and _unit_type(block.unit) not in RECORD_TYPES):
-            spans = lead.spans + block.spans
-            out[-1] = _Block(unit, spans, _join(list(spans), unit), False)
-        else:
-            out.append(block)
-    return out
 
 
 def _copied(value: object) -> bool:

@@ -128,18 +128,6 @@ def test_clause_chunks_carry_their_lead_in_and_ids_are_stable(spec_registry, chu
     assert [c.id for c in again] == [c.id for c in chunks]
 
 
-def test_a_lead_in_ending_in_a_colon_is_chunked_with_what_it_introduces(chunked) -> None:
-    """Section 6's "... in one of these ways:" said nothing alone and clause a) lost what it is a way of: they are
-    one chunk of the section (its span covers both); clause b), which no lead-in precedes, stays its own chunk."""
-    _, units, chunks = chunked("licence", "GPL-3.0.txt")
-    section, first, second = (find_unit(units, "terms", "6"), find_unit(units, "terms", "6", "(a)"),
-                              find_unit(units, "terms", "6", "(b)"))
-    [lead] = [c for c in chunks if c.source_start < first.source_start < c.source_end]
-    assert lead.unit_id == section.id and lead.fulltext.rstrip().endswith(first.raw_text.strip()[-40:])
-    assert "in one of these ways:" in lead.fulltext and lead.source_end == first.source_end
-    assert not [c for c in chunks if c.unit_id == first.id] and [c for c in chunks if c.unit_id == second.id]
-
-
 def test_policy_nocheck_is_one_focused_chunk_on_page_26(chunked) -> None:
     document, units, chunks = chunked("manual", "debian-policy.pdf")
     quote = "This tag says to not run any build-time test suite provided by the package."

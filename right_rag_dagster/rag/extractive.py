@@ -133,6 +133,8 @@ the sentence says, so they do not count towards its coverage of the question."""
 _TABLE_LINE = re.compile(r"\|.*\||\.{4,}|(?:\. ){4,}|(?:\S+ {3,}){3,}")
 _COLUMN_GAP = re.compile(r"(?<=\S) {4,}(?=\S)")
 """A gap between two columns of a line whose tabs are expanded (two of them make a row of a tab-separated table)."""
+_TAB_RUN = re.compile(r"\S\t\t")
+"""Two tabs after a word: a column more than a tab stop away (``height:\t\t\tCARD16``), never a gap between words."""
 _CODE = re.compile(r"\$[({]|[+:?]=|==|&&|\|\||[{};]\s*$|^\s*(?:if|ifeq|ifneq|endif|fi|export|#!)\b|"
                    r"^\s*\.\.[ \t]+(?:[\w-]+::?(?:\s|$)|[_|])|^\s*:[\w-]+:(?:\s|$)", re.MULTILINE)
 """Lines of code, and reST's explicit markup (``.. only:: html``, ``.. _target:``, a directive's ``:maxdepth: 2``;
@@ -219,7 +221,7 @@ def prose_sentences(text: str) -> list[tuple[int, int]]:
         for a0, b0 in _label_apart(text, start, end):
             pieces = [(a0, b0)] if b0 - a0 <= MAX_SENTENCE else _lines(text, a0, b0)
             for a, b in pieces:
-                if not _tabular(text[a:b]):
+                if not _tabular(text[a:b], _lead(text, a)):
                     out.append((a, b))
                 elif "\n" in text[a:b]:
                     out.extend(_prose_lines(text, a, b))
@@ -257,7 +259,7 @@ def _prose_lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
         stripped = line.strip()
         a = position + (line.index(stripped[0]) if stripped else 0)
         b = a + len(stripped)
-        if stripped and not _tabular(line):  # the whole line: its tabs expand from its first column
+        if stripped and not _tabular(line, _lead(text, position)):
             run = (run[0], b) if run else (a, b)
         elif run:
             runs.append(run)
@@ -265,7 +267,7 @@ def _prose_lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
         position += len(line) + 1
     if run:
         runs.append(run)
-    return [(a, b) for run in runs for a, b in _label_apart(text, *run) if not _tabular(text[a:b])]
+    return [(a, b) for run in runs for a, b in _label_apart(text, *run) if not _tabular(text[a:b], _lead(text, a))]
 
 
 def _is_record(text: str) -> bool:
@@ -299,17 +301,36 @@ def _is_heading(sentence: str) -> bool:
     return one_line and len(sentence.split()) <= 6 and not sentence.rstrip().endswith((".", "!", "?"))
 
 
-def _tabular(sentence: str) -> bool:
+def _tabular(sentence: str, lead: str = "") -> bool:
+    """Whether ``sentence`` holds a table row, a line of code or too few letters to be prose; ``lead`` is the text of
+    its first line before it (where its tabs expand from)."""
     letters = sum(ch.isalpha() for ch in sentence)
-    return (bool(_TABLE_LINE.search(sentence) or _CODE.search(sentence)) or _tab_columns(sentence) or letters < 8
+    return (bool(_TABLE_LINE.search(sentence) or _CODE.search(sentence)) or _tab_row(sentence, lead) or letters < 8
             or letters < 0.6 * len("".join(sentence.split())))
 
 
-def _tab_columns(sentence: str) -> bool:
-    """Whether a line of ``sentence`` with tabs is a table row once its tabs are expanded as a terminal shows
-    them: two gaps of ``_COLUMN_GAP`` between its words. The tabs ``col -b`` leaves in a man page's indented,
-    justified prose stand for the spaces ``man`` printed (one to three between words), so such a line is prose."""
-    return any(len(_COLUMN_GAP.findall(line.expandtabs().strip())) >= 2 for line in sentence.split("\n") if "\t" in line)
+def _lead(text: str, position: int) -> str:
+    """The text of ``position``'s line before it."""
+    return text[text.rfind("\n", 0, position) + 1:position]
+
+
+def _tab_row(sentence: str, lead: str = "") -> bool:
+    """Whether a line of ``sentence`` with tabs is a row of a tab-separated table: two tabs after a word
+    (``_TAB_RUN``), three or more cells of one word each (``4\tCARD32\tpitch``), or, its tabs expanded as a terminal
+    shows them (the first line from ``lead``'s columns on), two gaps of ``_COLUMN_GAP`` between its words. The tabs
+    ``col -b`` leaves in a man page's indented, justified prose stand for the spaces ``man`` printed (one to three
+    between words), so such a line is prose."""
+    pad = re.sub(r"[^\t]", " ", lead)
+    for number, line in enumerate(sentence.split("\n")):
+        if "\t" not in line:
+            continue
+        cells = line.strip().split("\t")
+        if _TAB_RUN.search(line) or len(cells) >= 3 and all(cell.strip() and " " not in cell.strip() for cell in cells):
+            return True
+        expanded = (pad + line).expandtabs()[len(pad.expandtabs()):] if number == 0 and pad else line.expandtabs()
+        if len(_COLUMN_GAP.findall(expanded.strip())) >= 2:
+            return True
+    return False
 
 
 NAME_DOCUMENTS = 2

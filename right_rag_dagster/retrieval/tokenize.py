@@ -23,7 +23,7 @@ from .abbreviations import full_form
 from .cjk import CJK_RANGES, cjk_words, has_kana, mostly_cjk
 from .spelling import american
 
-TOKENIZER_VERSION = "rr-tok-10"
+TOKENIZER_VERSION = "rr-tok-11"
 """Part of every BM25 index's identity: change it when tokens change, so indexes are rebuilt."""
 
 _THAI_DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙", "0123456789")
@@ -47,8 +47,11 @@ hyphen and the soft hyphen that typesetting inserts; an ASCII hyphen at a line's
 
 
 def rejoin_broken_words(text: str) -> str:
-    """``text`` with each word ``man`` hyphenated at a line's end whole again (``_BROKEN_WORD``)."""
-    return _BROKEN_WORD.sub("", text) if "\u2010" in text or "\u00ad" in text else text
+    """``text`` with each word ``man`` hyphenated at a line's end whole again (``_BROKEN_WORD``) and without soft
+    hyphens, which are never shown but where a line breaks."""
+    if "\u2010" not in text and "\u00ad" not in text:
+        return text
+    return _BROKEN_WORD.sub("", text).replace("\u00ad", "")
 
 
 def tokenize(text: str) -> list[str]:

@@ -498,3 +498,6 @@ def test_a_first_step_standing_alone_is_no_section_over_the_steps_after_it() -> 
     assert not any("1.  Find out the name" in part for u in steps for part in u.attributes["hierarchy"])
     text = "Guide\n=====\n\n1. Install\n\nRun the installer.\n\n2. Configure\n\nEdit the file.\n"
     assert [h.title for h in find_headings(text)] == ["Guide", "1. Install", "2. Configure"]
+    apart = ("Guide\n=====\n\n1. Overview\n\nText here.\n\nSee also the list:\n\n  1. one\n  2. two\n\n"
+             "More prose here.\n\n2. Details\n   run on below\n")  # prose at the margin between: no list of steps
+    assert "1. Overview" in [h.title for h in find_headings(apart)]

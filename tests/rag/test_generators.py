@@ -635,6 +635,18 @@ def test_man_page_prose_with_the_tabs_col_leaves_is_quoted_and_a_tab_separated_t
     layout = (fixtures / "heldout21" / "documents" / "dri2proto.txt").read_text(encoding="utf-8")
     rows = layout[layout.index("\t4\tCARD32\t\t\tinterval") - 40:layout.index("\t4\tCARD32\t\t\tinterval") + 30]
     assert not any("CARD32" in rows[a:b] for a, b in prose_sentences(rows))
+    from right_rag_dagster.rag.extractive import _tab_row
+
+    for row in ("\t4\tCARD32\tpitch", "\t\tx:\t\t\tINT16", "Name\tVersion\tStatus"):  # narrow cells: gaps under 4
+        assert _tab_row(row), row
+
+
+def test_a_sentence_that_opens_mid_line_expands_its_tabs_from_its_own_column() -> None:
+    """Expanded from the margin, "ab<tab>cd<tab>ef gh" has two wide gaps; from the column where its line puts it, one
+    space and one gap: prose."""
+    from right_rag_dagster.rag.extractive import _tab_row
+
+    assert _tab_row("ab\tcd\tef gh") and not _tab_row("ab\tcd\tef gh", lead="\txxxxx")
 
 
 def test_an_answer_shows_the_words_man_hyphenated_at_line_ends_whole() -> None:

@@ -110,3 +110,4 @@ def test_a_word_man_hyphenated_at_a_line_end_is_one_word_again() -> None:
     assert tokenize("Some applica\u2010\n       tions use sub\u00ad\n  ordinate IDs.") == [
         "some", "applications", "use", "subordinate", "ids"]
     assert tokenize("read-\nonly x\u2010y") == ["read", "only", "x", "y"]
+    assert tokenize("sub\u00adordinate") == ["subordinate"]  # a soft hyphen inside a line is never shown either

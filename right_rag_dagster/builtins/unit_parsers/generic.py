@@ -412,7 +412,7 @@ def _roman(value: int) -> str:
 
 class _ListItems:
     """The lines that open a numbered list item ("24. The \\W prompt ..."), outside code fences, read once per
-    document when a first numbered heading is in question."""
+    document when a numbered heading standing alone may be an item of a list (``continues``, ``opens``)."""
 
     def __init__(self, text: str, lines: list[tuple[int, int]]) -> None:
         self.text, self.lines = text, lines
@@ -439,16 +439,23 @@ class _ListItems:
         return False
 
     def opens(self, start: int, numbers: tuple[int, ...]) -> bool:
-        """Whether a "1." standing alone at ``start`` opens a list whose "2.", the next item line at its indent, runs
-        on under a hanging indent (Valgrind's "1.  Find out the name of the system call:" over "2.  Do 'man 2
-        mysyscallname' to get some idea ..."): then it is that list's first item, no section over the others."""
+        """Whether a "1." standing alone at ``start`` opens a list whose "2." runs on under a hanging indent
+        (Valgrind's "1.  Find out the name of the system call:" over "2.  Do 'man 2 mysyscallname' to get some idea
+        ..."), every line between them blank or indented deeper than the number: then it is that list's first item,
+        no section over the others."""
         if numbers != (1,):
             return False
         items = self.items()
         index = bisect_left(items, (start + 1,))
-        indent = next((item[3] for item in items if item[0] == start), None)
-        following = next((item for item in items[index:] if item[3] == indent), None)
-        return following is not None and following[1] == 2 and following[2]
+        if index == 0 or items[index - 1][0] != start:
+            return False
+        indent = items[index - 1][3]
+        following = next((item for item in items[index:] if item[3] <= indent), None)
+        line_end = self.text.find("\n", start)
+        if following is None or following[1:] != (2, True, indent) or line_end < 0:
+            return False
+        return all(not line.strip() or len(line.expandtabs()) - len(line.expandtabs().lstrip()) > indent
+                   for line in self.text[line_end + 1:following[0]].split("\n"))
 
     def items(self) -> list[tuple[int, int, bool, int]]:
         """(line start, number, whether the next line is indented deeper, the number's column) of every line that

@@ -134,7 +134,9 @@ _TABLE_LINE = re.compile(r"\|.*\||\.{4,}|(?:\. ){4,}|(?:\S+ {3,}){3,}")
 _COLUMN_GAP = re.compile(r"(?<=\S) {4,}(?=\S)")
 """A gap between two columns of a line whose tabs are expanded (two of them make a row of a tab-separated table)."""
 _TAB_RUN = re.compile(r"\S\t\t")
-"""Two tabs after a word: a column more than a tab stop away (``height:\t\t\tCARD16``), never a gap between words."""
+"""Two tabs after a word: a column more than a tab stop away (``height:\t\t\tCARD16``, ``pcm STR\t\t# Slave PCM
+name``); but a tag and its one-line description (``all\t\tTrace all system calls.``) are prose (``_tagged``)."""
+_TAB_CELLS = re.compile(r"\t+")
 _CODE = re.compile(r"\$[({]|[+:?]=|==|&&|\|\||[{};]\s*$|^\s*(?:if|ifeq|ifneq|endif|fi|export|#!)\b|"
                    r"^\s*\.\.[ \t]+(?:[\w-]+::?(?:\s|$)|[_|])|^\s*:[\w-]+:(?:\s|$)", re.MULTILINE)
 """Lines of code, and reST's explicit markup (``.. only:: html``, ``.. _target:``, a directive's ``:maxdepth: 2``;
@@ -309,6 +311,13 @@ def _tabular(sentence: str, lead: str = "") -> bool:
             or letters < 0.6 * len("".join(sentence.split())))
 
 
+def _tagged(line: str) -> bool:
+    """Whether ``line`` is a tag, tabs, and a sentence about it (a man page's or a Vim help file's definition list:
+    ``save\t\tSave the buffer when it was modified.``): two cells, the second three words or more ending a sentence."""
+    cells = [cell for cell in _TAB_CELLS.split(line.strip()) if cell.strip()]
+    return len(cells) == 2 and len(cells[1].split()) >= 3 and cells[1].rstrip().endswith((".", "!", "?"))
+
+
 def _lead(text: str, position: int) -> str:
     """The text of ``position``'s line before it."""
     return text[text.rfind("\n", 0, position) + 1:position]
@@ -325,7 +334,8 @@ def _tab_row(sentence: str, lead: str = "") -> bool:
         if "\t" not in line:
             continue
         cells = line.strip().split("\t")
-        if _TAB_RUN.search(line) or len(cells) >= 3 and all(cell.strip() and " " not in cell.strip() for cell in cells):
+        if _TAB_RUN.search(line) and not _tagged(line) or len(cells) >= 3 and all(
+                cell.strip() and " " not in cell.strip() for cell in cells):
             return True
         expanded = (pad + line).expandtabs()[len(pad.expandtabs()):] if number == 0 and pad else line.expandtabs()
         if len(_COLUMN_GAP.findall(expanded.strip())) >= 2:

@@ -639,6 +639,9 @@ def test_man_page_prose_with_the_tabs_col_leaves_is_quoted_and_a_tab_separated_t
 
     for row in ("\t4\tCARD32\tpitch", "\t\tx:\t\t\tINT16", "Name\tVersion\tStatus"):  # narrow cells: gaps under 4
         assert _tab_row(row), row
+    for tagged in ("\t\t   all\t\tTrace all system calls.", "save\t\tSave the buffer when it was modified."):
+        assert not _tab_row(tagged), tagged  # strace(1)'s and Vim's definition lists: a tag and its sentence
+    assert _tab_row("pcm STR\t\t# Slave PCM name")  # a configuration line and its comment
 
 
 def test_a_sentence_that_opens_mid_line_expands_its_tabs_from_its_own_column() -> None:
@@ -647,6 +650,14 @@ def test_a_sentence_that_opens_mid_line_expands_its_tabs_from_its_own_column() -
     from right_rag_dagster.rag.extractive import _tab_row
 
     assert _tab_row("ab\tcd\tef gh") and not _tab_row("ab\tcd\tef gh", lead="\txxxxx")
+    from right_rag_dagster.rag.extractive import prose_sentences
+
+    nsswitch = (Path(__file__).resolve().parents[1] / "fixtures" / "heldout13" / "documents" / "nsswitch.conf.5.txt"
+                ).read_text(encoding="utf-8")
+    start = nsswitch.index("\t   tryagain    The")  # the tag opens the line 11 columns in
+    entry = nsswitch[start:nsswitch.index("\n\n", start)]
+    assert "tryagain The service is temporarily unavailable." in [
+        " ".join(entry[a:b].split()) for a, b in prose_sentences(entry)]
 
 
 def test_an_answer_shows_the_words_man_hyphenated_at_line_ends_whole() -> None:

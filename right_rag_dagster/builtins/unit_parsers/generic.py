@@ -450,12 +450,17 @@ class _ListItems:
         if index == 0 or items[index - 1][0] != start:
             return False
         indent = items[index - 1][3]
-        following = next((item for item in items[index:] if item[3] <= indent), None)
-        line_end = self.text.find("\n", start)
-        if following is None or following[1:] != (2, True, indent) or line_end < 0:
+        following = next((items[i] for i in range(index, len(items)) if items[i][3] <= indent), None)
+        position = self.text.find("\n", start) + 1
+        if following is None or following[1:] != (2, True, indent) or position == 0:
             return False
-        return all(not line.strip() or len(line.expandtabs()) - len(line.expandtabs().lstrip()) > indent
-                   for line in self.text[line_end + 1:following[0]].split("\n"))
+        while position < following[0]:  # the lines between, each blank or indented deeper
+            end = self.text.find("\n", position, following[0])
+            line = self.text[position:following[0] if end < 0 else end].expandtabs()
+            if line.strip() and len(line) - len(line.lstrip()) <= indent:
+                return False
+            position = following[0] if end < 0 else end + 1
+        return True
 
     def items(self) -> list[tuple[int, int, bool, int]]:
         """(line start, number, whether the next line is indented deeper, the number's column) of every line that

@@ -329,7 +329,8 @@ def _tab_row(sentence: str, lead: str = "") -> bool:
     shows them (the first line from ``lead``'s columns on), two gaps of ``_COLUMN_GAP`` between its words. The tabs
     ``col -b`` leaves in a man page's indented, justified prose stand for the spaces ``man`` printed (one to three
     between words), so such a line is prose."""
-    pad = re.sub(r"[^\t]", " ", lead)
+    if "\t" not in sentence:  # most sentences: every sentence of every passage read for an answer comes here
+        return False
     for number, line in enumerate(sentence.split("\n")):
         if "\t" not in line:
             continue
@@ -337,7 +338,11 @@ def _tab_row(sentence: str, lead: str = "") -> bool:
         if _TAB_RUN.search(line) and not _tagged(line) or len(cells) >= 3 and all(
                 cell.strip() and " " not in cell.strip() for cell in cells):
             return True
-        expanded = (pad + line).expandtabs()[len(pad.expandtabs()):] if number == 0 and pad else line.expandtabs()
+        if number == 0 and lead:  # the columns before the sentence, its tabs kept as they expand
+            pad = re.sub(r"[^\t]", " ", lead)
+            expanded = (pad + line).expandtabs()[len(pad.expandtabs()):]
+        else:
+            expanded = line.expandtabs()
         if len(_COLUMN_GAP.findall(expanded.strip())) >= 2:
             return True
     return False

@@ -451,16 +451,11 @@ class _ListItems:
             return False
         indent = items[index - 1][3]
         following = next((items[i] for i in range(index, len(items)) if items[i][3] <= indent), None)
-        position = self.text.find("\n", start) + 1
-        if following is None or following[1:] != (2, True, indent) or position == 0:
+        if following is None or following[1:] != (2, True, indent):
             return False
-        while position < following[0]:  # the lines between, each blank or indented deeper
-            end = self.text.find("\n", position, following[0])
-            line = self.text[position:following[0] if end < 0 else end].expandtabs()
-            if line.strip() and len(line) - len(line.lstrip()) <= indent:
-                return False
-            position = following[0] if end < 0 else end + 1
-        return True
+        between = range(bisect_left(self.lines, (start + 1,)), bisect_left(self.lines, (following[0],)))
+        return all(not line.strip() or len(line) - len(line.lstrip()) > indent
+                   for line in (self.text[slice(*self.lines[i])].expandtabs() for i in between))
 
     def items(self) -> list[tuple[int, int, bool, int]]:
         """(line start, number, whether the next line is indented deeper, the number's column) of every line that

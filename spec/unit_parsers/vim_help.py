@@ -4,7 +4,8 @@ A help file opens with its tag and version (``*autocmd.txt*   For Vim version 9.
 "VIM REFERENCE MANUAL" or "VIM USER MANUAL", the file's title ("Automatic commands", "Moving around") and a list of its
 sections. A line of ``=`` separates the sections; each opens with its heading ("2. Defining autocommands", or
 ``*03.1*`` over "Word movement"). Inside a section, a line that ends in tags set off by a tab or a run of spaces
-(``*:au* *:autocmd*`` alone, or "MANUAL" before ``*fold-manual*``) is where a topic starts: ``:help`` jumps there.
+(``*:au* *:autocmd*`` alone, or "MANUAL" before ``*fold-manual*``) is where a topic starts: ``:help`` jumps there;
+so does a header line at the margin that ends in ``~`` ("Updating the swapfile ~").
 Accepts a text whose first line is such a file tag and says "For Vim version" (or that ends with the
 ``vim:...:ft=help:`` mode line), with a section separator or a tagged topic. Tree: front matter (with the topics it
 tags: ``uganda.txt``'s licence), then one ``section`` per separator, each with one ``entry`` per tagged topic (named
@@ -33,6 +34,9 @@ _TAG = re.compile(r"\*([^*\s|]+)\*")
 _ANCHOR = re.compile(r"^(?P<text>[^\n]*?)(?:^|\t| {3})[ \t]*(?P<tags>(?:\*[^*\s|]+\*[ \t]*)+)$", re.M)
 """A topic's first line: tags set off by a tab or a run of spaces (or alone on the line); a tag after a sentence's
 two spaces ("cannot be "*".  *E1155*") is a reference inside a topic, not the start of one."""
+_HEADER = re.compile(r"^(?P<text>[^\s*|][^\n]*?)[ \t]+~[ \t]*$", re.M)
+"""A header line ("Updating the swapfile ~", "MOVING OVER FOLDS ~"): at the margin after a blank line, ending in the
+``~`` that Vim shows as a header's highlight; an indented line ending in ``~`` is an example's output."""
 _MANUAL = re.compile(r"^\s*VIM (?:REFERENCE|USER) MANUAL\b", re.M)
 _BYLINE = re.compile(r"^(?:-\s*)?(?:by|author|maintainer|written by)\b", re.I)
 _DATE = re.compile(r"(?:Last change:\s*)?\b(?:\d{4}\s+\w{3}\s+\d{1,2}|\w{3}\s+\d{1,2},\s+\d{4})\s*$")
@@ -144,17 +148,19 @@ def _set_off_title(line: str) -> str:
 
 
 def _topics(text: str, start: int, end: int) -> list:
-    """One ``entry`` per tagged topic of a section's body ``[start, end)``, each to the next one."""
-    anchors = list(_ANCHOR.finditer(text, start, end))
+    """One ``entry`` per tagged topic or header line of a section's body ``[start, end)``, each to the next one."""
+    anchors = sorted([(m.start(), m.group("text"), _TAG.findall(m.group("tags")))
+                      for m in _ANCHOR.finditer(text, start, end)]
+                     + [(m.start(), m.group("text"), []) for m in _HEADER.finditer(text, start, end)
+                        if not text[text.rfind("\n", 0, max(m.start() - 1, 0)) + 1:m.start()].strip()])
     nodes: list = []
     seen: dict[str, int] = {}
-    ends = [m.start() for m in anchors[1:]] + [end]
-    for anchor, region_end in zip(anchors, ends):
-        s, e = H.trim(text, anchor.start(), region_end)
+    ends = [anchor[0] for anchor in anchors[1:]] + [end]
+    for (anchor_start, text_before, tags), region_end in zip(anchors, ends):
+        s, e = H.trim(text, anchor_start, region_end)
         if e <= s:
             continue
-        said = " ".join(anchor.group("text").strip(" \t<>").split())
-        tags = _TAG.findall(anchor.group("tags"))
+        said = " ".join(text_before.strip(" \t<>").split())
         topic = (said or " ".join(tags))[:80]
         nodes.append(H.Node(H.unique_key(topic, seen), topic, s, e, "entry",
                             attributes={"heading": topic, "tags": " ".join(tags)}))

@@ -61,6 +61,23 @@ def test_the_licence_before_the_first_section_is_under_its_tags(parse) -> None:
     assert "There are no restrictions on distributing unmodified copies of Vim" in " ".join(licence.raw_text.split())
 
 
+def test_a_header_line_at_the_margin_starts_a_topic(parse) -> None:
+    """recover.txt (tests/fixtures/heldout42) heads its prose on when the swap file is written "Updating the
+    swapfile ~" (no tag): a topic of its own, not the end of ``:noswapfile``'s; fold.txt's "OPENING AND CLOSING FOLDS
+    ~" heads the commands after it. An indented line ending in ``~`` is an example's output (usr_03.txt), no topic."""
+    path = REPO_ROOT / "tests" / "fixtures" / "heldout42" / "documents" / "vim-recover.txt"
+    _, units = parse("vim-help", path)
+    topics = {u.topic: u for u in walk_units(units)}
+    updating = topics["Updating the swapfile"]
+    assert "The swap file is updated after typing 200 characters" in " ".join(updating.raw_text.split())
+    assert "typing 200" not in topics[":nos[wapfile] {command}"].raw_text
+    assert "Links and symbolic links" in topics and updating.attributes["tags"] == ""
+    _, units = parse("vim-help", FAMILIES / "vim-fold.txt")
+    assert "OPENING AND CLOSING FOLDS" in [u.topic for u in units[2].subunits]
+    _, units = parse("vim-help", FAMILIES / "vim-usr_03.txt")
+    assert not [u for u in walk_units(units) if "example text" in u.topic or "To err is human" in u.topic]
+
+
 def test_declines_text_that_is_no_vim_help(spec_registry) -> None:
     parser = spec_registry.create("unit_parsers", "vim-help")
     assert not parser.parser_can_handle_document(Document("a.txt", "*a.txt*  Some notes\n\n" + "=" * 78 + "\nX\n"))

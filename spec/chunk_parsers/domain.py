@@ -5,8 +5,10 @@ The pipeline calls ``parse_unit`` on every unit of a tree, parents first. A unit
 is never cut in two (nor at a PDF page break) and a definition keeps its surrounding paragraphs. A larger unit
 chunks its own text (the text before its first subunit, ``core.units.own_span``), cut at the best boundaries
 (blank lines, list items, paragraph ends, sentence ends) into pieces of about ``TARGET`` characters, at most
-``MAX_CHARS``; each child is then one whole chunk when it fits, else chunked the same way on its turn. Siblings
-are never packed together (measured: it mixes distinct topics and lowers rank 1). Entries of a list
+``MAX_CHARS``; each child is then one whole chunk when it fits, else chunked the same way on its turn. Named
+siblings are never packed together (measured: it mixes distinct topics and lowers rank 1), but paragraphs (units
+with no heading of their own) that follow each other are packed into pieces the way own text is cut, so a
+section's text makes the same chunks whether or not its parser marked its paragraphs. Entries of a list
 (``RECORD_TYPES``) always stay apart. Units with the ``navigation`` role (tables of contents, indexes) and
 heading-only own text are not chunked.
 
@@ -63,6 +65,7 @@ class _Block:
     spans: tuple[tuple[int, int], ...]  # trimmed document offsets, in order
     text: str
     whole: bool
+    units: int = 1  # paragraphs packed into it (a piece of own text or a whole unit: 1)
 
 
 class DomainChunkParser(ChunkParser):
@@ -97,12 +100,19 @@ class DomainChunkParser(ChunkParser):
         if not _only_heading(own, unit):
             for a, b in split_text(own):
                 yield _Block(unit, ((start + a, start + b),), own[a:b], False)
+        run: list[_Block] = []
         for child in unit.subunits:
             block = _whole_block(child, unit) if child.attributes.get("role") not in SKIP_ROLES else None
             if block is not None:
                 self._absorb(child)
                 self._absorbed.add(child.id)
+            if block is not None and _paragraph(child):
+                run.append(block)
+                continue
+            yield from _packed_runs(run, unit)
+            run = []
             yield block
+        yield from _packed_runs(run, unit)
 
     def _absorb(self, unit: Unit) -> None:
         self._absorbed.update(u.id for u in walk_units(unit.subunits))
@@ -122,10 +132,54 @@ class DomainChunkParser(ChunkParser):
                         "unit_type": unit.attributes.get("unit_type"),
                         "hierarchy": list(unit.attributes.get("hierarchy") or [unit.topic]), "role": role},
             metadata={"header_chars": len(header) + 2, "part": ordinal, "parts": parts,
-                      "units": 1 + sum(1 for _ in walk_units(unit.subunits)) if block.whole else 1},
+                      "units": 1 + sum(1 for _ in walk_units(unit.subunits)) if block.whole else block.units},
             source_start=block.spans[0][0],
             source_end=block.spans[-1][1],
         )
+
+
+def _paragraph(unit: Unit) -> bool:
+    """True for a unit with no heading of its own and no subunits (``unit_type`` "paragraph"): it shares its
+    parent's header, so it is packed with the paragraphs beside it."""
+    return _unit_type(unit) == "paragraph" and not unit.subunits
+
+
+def _packed_runs(run: list[_Block], parent: Unit) -> Iterator[_Block]:
+    """Consecutive paragraphs of ``parent`` packed into pieces the way its own text is cut (``split_text``): sizes
+    near ``TARGET``, at most ``MAX_CHARS`` unless one paragraph alone is longer, cut only between paragraphs."""
+    if len(run) < 2:
+        yield from run
+        return
+    # ends[i]: characters of the joined text of run[:i] (the gap before a block as _join writes it)
+    ends = [0, len(run[0].text)]
+    for before, block in zip(run, run[1:]):
+        gap = parent.raw_text[before.spans[-1][1] - parent.source_start:block.spans[0][0] - parent.source_start]
+        ends.append(ends[-1] + (len(gap) if not gap.strip() else 1) + len(block.text))
+    totals, previous_of = [0.0] * len(ends), [0] * len(ends)
+    for i in range(1, len(ends)):
+        best = None
+        for j in range(i - 1, -1, -1):
+            size = ends[i] - ends[j] - (ends[j + 1] - ends[j] - len(run[j].text))
+            if size > MAX_CHARS and j < i - 1:
+                break
+            total = totals[j] + _size_cost(size)
+            if best is None or total <= best:
+                best, previous_of[i] = total, j
+        totals[i] = best
+    cuts, i = [], len(ends) - 1
+    while i:
+        cuts.append((previous_of[i], i))
+        i = previous_of[i]
+    for a, b in reversed(cuts):
+        yield _packed(run[a:b], parent)
+
+
+def _packed(run: list[_Block], parent: Unit) -> _Block:
+    """One block of the paragraphs ``run`` (a single one stays its own whole block), belonging to ``parent``."""
+    if len(run) == 1:
+        return run[0]
+    spans = tuple(span for block in run for span in block.spans)
+    return _Block(parent, spans, _join(list(spans), parent), False, len(run))
 
 
 def _copied(value: object) -> bool:

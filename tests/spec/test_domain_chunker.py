@@ -157,3 +157,26 @@ def test_split_text_prefers_blank_lines_then_sentences() -> None:
     assert "".join(long_line[a:b].replace(" ", "") for a, b in pieces) == long_line.replace(" ", "")
     assert DOMAIN.split_text("  short text \n") == [(2, 12)]
     assert DOMAIN.split_text(" \n ") == []
+
+
+def test_a_sections_paragraphs_are_packed_the_way_its_own_text_is_cut(spec_registry, parse) -> None:
+    """make's ``Explanations`` through the generic parser, whose paragraphs are units with no heading of their own:
+    paragraphs that follow each other share chunks of about ``TARGET`` characters under their section's header (not
+    one chunk of 90-300 characters each), and a chunk never reaches past a paragraph into a named sibling."""
+    path = REPO_ROOT / "tests" / "fixtures" / "heldout42" / "documents" / "make-Explanations.txt"
+    document, units = parse("generic", path)
+    chunks = chunk_units(document, units, spec_registry.create("chunk_parsers", "domain"))
+    by_id = {u.id: u for u in walk_units(units)}
+    packed = [c for c in chunks if c.metadata["units"] > 1 and not by_id[c.unit_id].attributes.get("unit_type")
+              == "paragraph"]
+    assert len(packed) >= 5
+    for chunk in packed:
+        parent = by_id[chunk.unit_id]
+        inside = [u for u in parent.subunits if u.source_start < chunk.source_end and u.source_end > chunk.source_start]
+        assert len(inside) == chunk.metadata["units"] and all(u.attributes["unit_type"] == "paragraph" for u in inside)
+        header, source = chunk.fulltext.split("\n\n", 1)
+        assert len(source) <= DOMAIN.MAX_CHARS and "¶" not in header.splitlines()[1]
+    [chunk] = [c for c in chunks if "That's because of the way make processes" in c.fulltext]
+    assert chunk in packed and chunk.fulltext.splitlines()[1] == "Front matter"
+    document_paragraphs = [u for u in walk_units(units) if u.attributes.get("unit_type") == "paragraph"]
+    assert len(chunks) < len(document_paragraphs) / 2

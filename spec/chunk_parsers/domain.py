@@ -66,6 +66,7 @@ class _Block:
     text: str
     whole: bool
     units: int = 1  # paragraphs packed into it (a piece of own text or a whole unit: 1)
+    role: str | None = None  # the packed paragraphs' role (they share one), not their parent's
 
 
 class DomainChunkParser(ChunkParser):
@@ -107,6 +108,9 @@ class DomainChunkParser(ChunkParser):
                 self._absorb(child)
                 self._absorbed.add(child.id)
             if block is not None and _paragraph(child):
+                if run and _role(run[-1]) != _role(block):  # a duty beside a permission: each keeps its role
+                    yield from _packed_runs(run, unit)
+                    run = []
                 run.append(block)
                 continue
             yield from _packed_runs(run, unit)
@@ -120,7 +124,7 @@ class DomainChunkParser(ChunkParser):
     def _chunk(self, block: _Block, ordinal: int, parts: int) -> Chunk:
         unit, text = block.unit, block.text
         header = chunk_header(unit)
-        role = "rationale" if _RATIONALE.match(text) else unit.attributes.get("role")
+        role = "rationale" if _RATIONALE.match(text) else block.role if block.units > 1 else unit.attributes.get("role")
         attributes = {k: v for k, v in unit.attributes.items() if k not in _NOT_COPIED and _copied(v)}
         return Chunk(
             id=chunk_id_for(unit.id, self.parser_name, ordinal),
@@ -132,7 +136,8 @@ class DomainChunkParser(ChunkParser):
                         "unit_type": unit.attributes.get("unit_type"),
                         "hierarchy": list(unit.attributes.get("hierarchy") or [unit.topic]), "role": role},
             metadata={"header_chars": len(header) + 2, "part": ordinal, "parts": parts,
-                      "units": 1 + sum(1 for _ in walk_units(unit.subunits)) if block.whole else block.units},
+                      "units": 1 + sum(1 for _ in walk_units(unit.subunits)) if block.whole else block.units,
+                      **({"packed": True} if not block.whole and block.units > 1 else {})},
             source_start=block.spans[0][0],
             source_end=block.spans[-1][1],
         )
@@ -140,7 +145,8 @@ class DomainChunkParser(ChunkParser):
 
 def _paragraph(unit: Unit) -> bool:
     """True for a unit with no heading of its own and no subunits (``unit_type`` "paragraph"): it shares its
-    parent's header, so it is packed with the paragraphs beside it."""
+    parent's header, so it is packed with the paragraphs beside it that have its role (a licence's duty, permission
+    or disclaimer: ``role`` is a search filter)."""
     return _unit_type(unit) == "paragraph" and not unit.subunits
 
 
@@ -179,7 +185,11 @@ def _packed(run: list[_Block], parent: Unit) -> _Block:
     if len(run) == 1:
         return run[0]
     spans = tuple(span for block in run for span in block.spans)
-    return _Block(parent, spans, _join(list(spans), parent), False, len(run))
+    return _Block(parent, spans, _join(list(spans), parent), False, len(run), _role(run[0]))
+
+
+def _role(block: _Block) -> str | None:
+    return block.unit.attributes.get("role")
 
 
 def _copied(value: object) -> bool:

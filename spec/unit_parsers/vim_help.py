@@ -34,9 +34,10 @@ _TAG = re.compile(r"\*([^*\s|]+)\*")
 _ANCHOR = re.compile(r"^(?P<text>[^\n]*?)(?:^|\t| {3})[ \t]*(?P<tags>(?:\*[^*\s|]+\*[ \t]*)+)$", re.M)
 """A topic's first line: tags set off by a tab or a run of spaces (or alone on the line); a tag after a sentence's
 two spaces ("cannot be "*".  *E1155*") is a reference inside a topic, not the start of one."""
-_HEADER = re.compile(r"^(?P<text>[^\s*|][^\n]*?)[ \t]+~[ \t]*$", re.M)
-"""A header line ("Updating the swapfile ~", "MOVING OVER FOLDS ~"): at the margin after a blank line, ending in the
-``~`` that Vim shows as a header's highlight; an indented line ending in ``~`` is an example's output."""
+_HEADER = re.compile(r"^(?P<text>[^\s*|][^\n\t]*?[^\s~])[ ]*~[ \t]*$", re.M)
+"""A header line ("Updating the swapfile ~", "MOVING OVER FOLDS ~", ``g:rustc_path~``): at the margin after a blank
+line, ending in the ``~`` that Vim shows as a header's highlight; an indented line ending in ``~`` is an example's
+output, and one with tabs a table's column headings (``magic<tab>nomagic<tab>action ~``)."""
 _MANUAL = re.compile(r"^\s*VIM (?:REFERENCE|USER) MANUAL\b", re.M)
 _BYLINE = re.compile(r"^(?:-\s*)?(?:by|author|maintainer|written by)\b", re.I)
 _DATE = re.compile(r"(?:Last change:\s*)?\b(?:\d{4}\s+\w{3}\s+\d{1,2}|\w{3}\s+\d{1,2},\s+\d{4})\s*$")
@@ -74,7 +75,7 @@ class VimHelpParser(UnitParser):
             front = H.Node("front matter", "Front matter", start, end, "front_matter", role="notice",
                            attributes={"heading": "Front matter"})
             if separators:  # uganda.txt's licence comes before its first section, under tags of its own
-                front.children = _topics(text, after_tag, end)
+                front.children = _topics(text, after_tag, end, headers=False)
             nodes.append(front)
         if not separators:  # a short file (ft_ps1.txt): its tagged topics are its sections
             for topic in topics:
@@ -147,12 +148,23 @@ def _set_off_title(line: str) -> str:
     return ""
 
 
-def _topics(text: str, start: int, end: int) -> list:
-    """One ``entry`` per tagged topic or header line of a section's body ``[start, end)``, each to the next one."""
-    anchors = sorted([(m.start(), m.group("text"), _TAG.findall(m.group("tags")))
-                      for m in _ANCHOR.finditer(text, start, end)]
-                     + [(m.start(), m.group("text"), []) for m in _HEADER.finditer(text, start, end)
-                        if not text[text.rfind("\n", 0, max(m.start() - 1, 0)) + 1:m.start()].strip()])
+def _topics(text: str, start: int, end: int, headers: bool = True) -> list:
+    """One ``entry`` per tagged topic or header line (``headers``) of a section's body ``[start, end)``, each to the
+    next one; a header right over a tag line names that topic ("1.1 Variable types ~" over ``*E712*``)."""
+    anchors = [(m.start(), m.group("text"), _TAG.findall(m.group("tags"))) for m in _ANCHOR.finditer(text, start, end)]
+    tagged = {anchor[0]: anchor for anchor in anchors}
+    for m in _HEADER.finditer(text, start, end) if headers else ():
+        if text[text.rfind("\n", 0, max(m.start() - 1, 0)) + 1:m.start()].strip():
+            continue  # not after a blank line: a line of a paragraph or an example
+        below = re.compile(r"\s*").match(text, m.end()).end()
+        below = text.rfind("\n", m.end(), below) + 1 or below
+        if below in tagged:
+            _, said, tags = tagged.pop(below)
+            anchors.remove((below, said, tags))
+            anchors.append((m.start(), m.group("text") if not said.strip() else said, tags))
+        else:
+            anchors.append((m.start(), m.group("text"), []))
+    anchors.sort()
     nodes: list = []
     seen: dict[str, int] = {}
     ends = [anchor[0] for anchor in anchors[1:]] + [end]

@@ -159,7 +159,7 @@ def test_split_text_prefers_blank_lines_then_sentences() -> None:
     assert DOMAIN.split_text(" \n ") == []
 
 
-def test_a_sections_paragraphs_are_packed_the_way_its_own_text_is_cut(spec_registry, parse) -> None:
+def test_a_sections_paragraphs_are_packed_the_way_its_own_text_is_cut(spec_registry, parse, chunked) -> None:
     """make's ``Explanations`` through the generic parser, whose paragraphs are units with no heading of their own:
     paragraphs that follow each other share chunks of about ``TARGET`` characters under their section's header (not
     one chunk of 90-300 characters each), and a chunk never reaches past a paragraph into a named sibling."""
@@ -167,8 +167,7 @@ def test_a_sections_paragraphs_are_packed_the_way_its_own_text_is_cut(spec_regis
     document, units = parse("generic", path)
     chunks = chunk_units(document, units, spec_registry.create("chunk_parsers", "domain"))
     by_id = {u.id: u for u in walk_units(units)}
-    packed = [c for c in chunks if c.metadata["units"] > 1 and not by_id[c.unit_id].attributes.get("unit_type")
-              == "paragraph"]
+    packed = [c for c in chunks if c.metadata.get("packed")]
     assert len(packed) >= 5
     for chunk in packed:
         parent = by_id[chunk.unit_id]
@@ -180,3 +179,13 @@ def test_a_sections_paragraphs_are_packed_the_way_its_own_text_is_cut(spec_regis
     assert chunk in packed and chunk.fulltext.splitlines()[1] == "Front matter"
     document_paragraphs = [u for u in walk_units(units) if u.attributes.get("unit_type") == "paragraph"]
     assert len(chunks) < len(document_paragraphs) / 2
+    _, units, chunks = chunked("licence", "GPL-3.0.txt")  # its paragraphs carry roles (permission, duty, ...)
+    by_id = {u.id: u for u in walk_units(units)}
+    packed = [c for c in chunks if c.metadata.get("packed")]
+    roles = set()
+    for chunk in packed:
+        inside = [u for u in by_id[chunk.unit_id].subunits
+                  if u.source_start < chunk.source_end and u.source_end > chunk.source_start]
+        assert {u.attributes.get("role") for u in inside} == {chunk.attributes["role"]}
+        roles.add(chunk.attributes["role"])
+    assert packed and roles - {None}

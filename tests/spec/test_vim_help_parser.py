@@ -78,6 +78,24 @@ def test_a_header_line_at_the_margin_starts_a_topic(parse) -> None:
     assert not [u for u in walk_units(units) if "example text" in u.topic or "To err is human" in u.topic]
 
 
+def test_a_header_over_a_tag_line_names_that_topic(spec_registry) -> None:
+    """eval.txt's "1.1 Variable types ~" stands over ``*E712*``: one topic, named by the header and tagged; a header
+    may touch its ``~`` (ft_rust.txt's ``g:rustc_path~``); a line with tabs is a table's column headings, and the
+    front matter's "Contributors: ~" is no topic."""
+    text = ("*x.txt*\tFor Vim version 9.0.  Last change: 2023 Jan 01\n\n\t\tVIM REFERENCE MANUAL\n\nContributors: ~\n"
+            "A. Person\n\n" + "=" * 78 + "\n1. Variables\t\t\t\t*x-variables*\n\n1.1 Variable types ~\n"
+            "\t\t\t\t\t\t*E712* *E896*\nThere are ten types of variables.\n\ng:x_path~\n\tThe path of x.\n\n"
+            "magic\tnomagic\t  action    ~\n  a\t  b\t  c\n\n vim:tw=78:ts=8:noet:ft=help:norl:\n")
+    parser = spec_registry.create("unit_parsers", "vim-help")
+    document = Document("x.txt", text, metadata={"format": "text"})
+    units = build_units(document, parser.parse_document(document), parser.parser_name)
+    section = next(u for u in units if u.topic == "1. Variables")
+    assert [(u.topic, u.attributes["tags"]) for u in section.subunits] == [
+        ("1.1 Variable types", "E712 E896"), ("g:x_path", "")]
+    assert "There are ten types of variables." in section.subunits[0].raw_text
+    assert "Contributors" not in [u.topic for u in walk_units(units[:1])]
+
+
 def test_declines_text_that_is_no_vim_help(spec_registry) -> None:
     parser = spec_registry.create("unit_parsers", "vim-help")
     assert not parser.parser_can_handle_document(Document("a.txt", "*a.txt*  Some notes\n\n" + "=" * 78 + "\nX\n"))

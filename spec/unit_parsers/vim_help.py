@@ -38,6 +38,7 @@ _HEADER = re.compile(r"^(?P<text>[^\s*|][^\n\t]*?[^\s~])[ ]*~[ \t]*$", re.M)
 """A header line ("Updating the swapfile ~", "MOVING OVER FOLDS ~", ``g:rustc_path~``): at the margin after a blank
 line, ending in the ``~`` that Vim shows as a header's highlight; an indented line ending in ``~`` is an example's
 output, and one with tabs a table's column headings (``magic<tab>nomagic<tab>action ~``)."""
+_BLANKS = re.compile(r"\s*")
 _MANUAL = re.compile(r"^\s*VIM (?:REFERENCE|USER) MANUAL\b", re.M)
 _BYLINE = re.compile(r"^(?:-\s*)?(?:by|author|maintainer|written by)\b", re.I)
 _DATE = re.compile(r"(?:Last change:\s*)?\b(?:\d{4}\s+\w{3}\s+\d{1,2}|\w{3}\s+\d{1,2},\s+\d{4})\s*$")
@@ -156,8 +157,8 @@ def _topics(text: str, start: int, end: int, headers: bool = True) -> list:
     for m in _HEADER.finditer(text, start, end) if headers else ():
         if text[text.rfind("\n", 0, max(m.start() - 1, 0)) + 1:m.start()].strip():
             continue  # not after a blank line: a line of a paragraph or an example
-        below = re.compile(r"\s*").match(text, m.end()).end()
-        below = text.rfind("\n", m.end(), below) + 1 or below
+        below = _BLANKS.match(text, m.end()).end()
+        below = text.rfind("\n", m.end(), below) + 1 or below  # where the next line with text starts
         if below in tagged:
             _, said, tags = tagged.pop(below)
             anchors.remove((below, said, tags))

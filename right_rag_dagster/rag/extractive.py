@@ -136,7 +136,6 @@ _COLUMN_GAP = re.compile(r"(?<=\S) {4,}(?=\S)")
 _TAB_RUN = re.compile(r"\S\t\t")
 """Two tabs after a word: a column more than a tab stop away (``height:\t\t\tCARD16``, ``pcm STR\t\t# Slave PCM
 name``); but a tag and its one-line description (``all\t\tTrace all system calls.``) are prose (``_tagged``)."""
-_TAB_CELLS = re.compile(r"\t+")
 _CODE = re.compile(r"\$[({]|[+:?]=|==|&&|\|\||[{};]\s*$|^\s*(?:if|ifeq|ifneq|endif|fi|export|#!)\b|"
                    r"^\s*\.\.[ \t]+(?:[\w-]+::?(?:\s|$)|[_|])|^\s*:[\w-]+:(?:\s|$)", re.MULTILINE)
 """Lines of code, and reST's explicit markup (``.. only:: html``, ``.. _target:``, a directive's ``:maxdepth: 2``;
@@ -311,10 +310,11 @@ def _tabular(sentence: str, lead: str = "") -> bool:
             or letters < 0.6 * len("".join(sentence.split())))
 
 
-def _tagged(line: str) -> bool:
-    """Whether ``line`` is a tag, tabs, and a sentence about it (a man page's or a Vim help file's definition list:
-    ``save\t\tSave the buffer when it was modified.``): two cells, the second three words or more ending a sentence."""
-    cells = [cell for cell in _TAB_CELLS.split(line.strip()) if cell.strip()]
+def _tagged(cells: list[str]) -> bool:
+    """Whether a line's tab-separated ``cells`` are a tag and a sentence about it (a man page's or a Vim help file's
+    definition list: ``save\t\tSave the buffer when it was modified.``): two cells with text, the second three words or
+    more ending a sentence."""
+    cells = [cell for cell in cells if cell.strip()]
     return len(cells) == 2 and len(cells[1].split()) >= 3 and cells[1].rstrip().endswith((".", "!", "?"))
 
 
@@ -335,7 +335,7 @@ def _tab_row(sentence: str, lead: str = "") -> bool:
         if "\t" not in line:
             continue
         cells = line.strip().split("\t")
-        if _TAB_RUN.search(line) and not _tagged(line) or len(cells) >= 3 and all(
+        if _TAB_RUN.search(line) and not _tagged(cells) or len(cells) >= 3 and all(
                 cell.strip() and " " not in cell.strip() for cell in cells):
             return True
         if number == 0 and lead:  # the columns before the sentence, its tabs kept as they expand

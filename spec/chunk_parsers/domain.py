@@ -156,16 +156,16 @@ def _packed_runs(run: list[_Block], parent: Unit) -> Iterator[_Block]:
     if len(run) < 2:
         yield from run
         return
-    # ends[i]: characters of the joined text of run[:i] (the gap before a block as _join writes it)
-    ends = [0, len(run[0].text)]
-    for before, block in zip(run, run[1:]):
-        gap = parent.raw_text[before.spans[-1][1] - parent.source_start:block.spans[0][0] - parent.source_start]
-        ends.append(ends[-1] + (len(gap) if not gap.strip() else 1) + len(block.text))
+    # gaps[j]: what _join writes before run[j]; ends[i]: characters of the joined text of run[:i]
+    gaps = [0] + [len(_gap(parent, before.spans[-1][1], block.spans[0][0])) for before, block in zip(run, run[1:])]
+    ends = [0]
+    for gap, block in zip(gaps, run):
+        ends.append(ends[-1] + gap + len(block.text))
     totals, previous_of = [0.0] * len(ends), [0] * len(ends)
     for i in range(1, len(ends)):
         best = None
         for j in range(i - 1, -1, -1):
-            size = ends[i] - ends[j] - (ends[j + 1] - ends[j] - len(run[j].text))
+            size = ends[i] - ends[j] - gaps[j]  # run[j:i] joined, without the gap before run[j]
             if size > MAX_CHARS and j < i - 1:
                 break
             total = totals[j] + _size_cost(size)
@@ -237,13 +237,18 @@ def _join(spans: list[tuple[int, int]], root: Unit) -> str:
     parts: list[str] = []
     previous = None
     for start, end in spans:
-        a, b = start - root.source_start, end - root.source_start
         if previous is not None:
-            gap = text[previous:a]
-            parts.append(gap if not gap.strip() else "\n")
-        parts.append(text[a:b])
-        previous = b
+            parts.append(_gap(root, previous, start))
+        parts.append(text[start - root.source_start:end - root.source_start])
+        previous = end
     return "".join(parts)
+
+
+def _gap(root: Unit, end: int, start: int) -> str:
+    """What a chunk shows between two of its spans (document offsets inside ``root``): the whitespace there, or one
+    line break for text that belongs to none of its units (a PDF's running header at a page break)."""
+    gap = root.raw_text[end - root.source_start:start - root.source_start]
+    return gap if not gap.strip() else "\n"
 
 
 def chunk_header(unit: Unit) -> str:

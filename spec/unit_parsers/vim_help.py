@@ -152,24 +152,19 @@ def _set_off_title(line: str) -> str:
 def _topics(text: str, start: int, end: int, headers: bool = True) -> list:
     """One ``entry`` per tagged topic or header line (``headers``) of a section's body ``[start, end)``, each to the
     next one; a header right over a tag line names that topic ("1.1 Variable types ~" over ``*E712*``)."""
-    anchors = [(m.start(), m.group("text"), _TAG.findall(m.group("tags"))) for m in _ANCHOR.finditer(text, start, end)]
-    tagged = {anchor[0]: anchor for anchor in anchors}
+    topics = {m.start(): (m.group("text"), _TAG.findall(m.group("tags"))) for m in _ANCHOR.finditer(text, start, end)}
     for m in _HEADER.finditer(text, start, end) if headers else ():
         if text[text.rfind("\n", 0, max(m.start() - 1, 0)) + 1:m.start()].strip():
             continue  # not after a blank line: a line of a paragraph or an example
         below = _BLANKS.match(text, m.end()).end()
         below = text.rfind("\n", m.end(), below) + 1 or below  # where the next line with text starts
-        if below in tagged:
-            _, said, tags = tagged.pop(below)
-            anchors.remove((below, said, tags))
-            anchors.append((m.start(), m.group("text") if not said.strip() else said, tags))
-        else:
-            anchors.append((m.start(), m.group("text"), []))
-    anchors.sort()
+        said, tags = topics.pop(below, ("", []))
+        topics[m.start()] = (said if said.strip() else m.group("text"), tags)
+    anchors = sorted(topics.items())
     nodes: list = []
     seen: dict[str, int] = {}
-    ends = [anchor[0] for anchor in anchors[1:]] + [end]
-    for (anchor_start, text_before, tags), region_end in zip(anchors, ends):
+    ends = [anchor_start for anchor_start, _ in anchors[1:]] + [end]
+    for (anchor_start, (text_before, tags)), region_end in zip(anchors, ends):
         s, e = H.trim(text, anchor_start, region_end)
         if e <= s:
             continue

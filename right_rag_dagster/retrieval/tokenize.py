@@ -23,7 +23,7 @@ from .abbreviations import full_form
 from .cjk import CJK_RANGES, cjk_words, has_kana, mostly_cjk
 from .spelling import american
 
-TOKENIZER_VERSION = "rr-tok-11"
+TOKENIZER_VERSION = "rr-tok-12"
 """Part of every BM25 index's identity: change it when tokens change, so indexes are rebuilt."""
 
 _THAI_DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙", "0123456789")
@@ -54,16 +54,21 @@ def rejoin_broken_words(text: str) -> str:
     return _BROKEN_WORD.sub("", text).replace("\u00ad", "")
 
 
-def tokenize(text: str) -> list[str]:
+def tokenize(text: str, camel_case: bool = True) -> list[str]:
     """Lower-cased tokens of ``text`` in order (compounds followed by their parts)."""
-    text = unicodedata.normalize("NFKC", rejoin_broken_words(text)).casefold().translate(_THAI_DIGITS)
+    text = unicodedata.normalize("NFKC", rejoin_broken_words(text))
+    camel = camel_parts(text) if camel_case else {}
+    text = text.casefold().translate(_THAI_DIGITS)
     tokens: list[str] = []
     japanese: bool | None = None  # whether the text has kana, looked at only when a CJK run appears
     dictionaries: bool | None = None  # whether CJK is more than incidental in the text (see cjk.mostly_cjk)
     for match in _TOKEN.finditer(text):
         kind = match.lastgroup
         if kind == "word":
-            tokens.extend(_word_tokens(match.group()))
+            word_tokens = _word_tokens(match.group())
+            tokens.extend(word_tokens)
+            if camel:
+                tokens.extend(part for token in word_tokens for part in camel.get(token, ()))
         elif kind == "option":
             tokens.append(match.group())
         elif kind == "thai":
@@ -73,6 +78,20 @@ def tokenize(text: str) -> list[str]:
             dictionaries = mostly_cjk(text) if dictionaries is None else dictionaries
             tokens.extend(cjk_words(match.group(), japanese, dictionaries))
     return tokens
+
+
+_CAMEL_HINT = re.compile(r"[a-z][A-Z]")
+_CAMEL_WORD = re.compile(r"(?<![A-Za-z])[A-Za-z]*[a-z][A-Z][A-Za-z]*")
+_CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
+
+
+def camel_parts(text: str) -> dict[str, tuple[str, ...]]:
+    """The words of ``text`` written in camel case (``getElementById``, ``XMLHttpRequest``), lower-cased, each with
+    its parts (``get element by id``): a name a program gives a thing says what it is in words a user asks with."""
+    if _CAMEL_HINT.search(text) is None:
+        return {}
+    return {word.casefold(): tuple(part.casefold() for part in _CAMEL_PART.findall(word))
+            for word in _CAMEL_WORD.findall(text)}
 
 
 def token_text(text: str) -> str:

@@ -124,9 +124,11 @@ def bm25_postings(con: Connection, t: IndexTables) -> dict:
     return con.execute(f"SELECT termid, doc_key, tf FROM {t.postings}").fetchnumpy()
 
 
-def bm25_termids(con: Connection, t: IndexTables, stems: list[str]) -> list[int]:
-    return [row[0] for row in con.execute(
-        f"SELECT termid FROM {t.terms} WHERE term IN ({literal(stems)[1:-1]})").fetchall()]
+def bm25_term_ids(con: Connection, t: IndexTables, stems: list[str]) -> dict[str, int]:
+    """Stem -> term id of each of ``stems`` the index holds."""
+    if not stems:
+        return {}
+    return dict(con.execute(f"SELECT term, termid FROM {t.terms} WHERE term IN ({literal(stems)[1:-1]})").fetchall())
 
 
 def dense_vectors(con: Connection, t: IndexTables) -> dict:

@@ -26,7 +26,7 @@ from right_rag_dagster.store import Store, content
 from right_rag_dagster.store.extensions import load_extension
 from right_rag_dagster.store.search_tables import IndexTables
 from right_rag_dagster.store.texts import read_texts
-from tests.retrieval.store_builder import copy_store
+from tests.retrieval.store_builder import copy_store, index_documents
 
 
 def _normalized(text: str) -> str:
@@ -328,3 +328,34 @@ def test_a_large_documents_passages_weigh_less_by_its_size() -> None:
     assert table.document_sizes().tolist() == [3.0, 3.0, 3.0, 1.0]
     weights = size_weights(table)
     assert weights[0] == pytest.approx(3 ** -SIZE_PRIOR) and weights[3] == 1.0 and 0 < SIZE_PRIOR < 0.5
+
+
+@pytest.fixture(scope="module")
+def camel_store(tmp_path_factory: pytest.TempPathFactory) -> Store:
+    documents = tmp_path_factory.mktemp("camel-case")
+    (documents / "xtest.txt").write_text(
+        "XTestFakeInput\n\nThe request sends one synthetic event to the server, as if a device had.\n",
+        encoding="utf-8")
+    (documents / "gnupg.txt").write_text("GnuPG signs and encrypts mail and files.\n", encoding="utf-8")
+    (documents / "gnu.txt").write_text("GNU make builds programs and GNU tar packs their files: the GNU tools.\n",
+                                       encoding="utf-8")
+    store = Store(tmp_path_factory.mktemp("store") / "right_rag.duckdb")
+    index_documents(documents, store)
+    build_search_index(store, "default")
+    return store
+
+
+@pytest.mark.parametrize(("question", "documents"), [
+    ("How do I fake input?", {"xtest.txt"}),  # the passage's name, by its words
+    ("What is FakeInput for?", {"xtest.txt"}),  # a name the index holds only inside a longer one: its parts
+    ("Does GnuPG encrypt?", {"gnupg.txt"}),  # a name the index holds whole: not "GNU"'s passages too
+])
+def test_camel_case_names_are_found_by_their_words(camel_store: Store, question: str, documents: set[str]) -> None:
+    """Passages are indexed with the words of their camel-case names; a question's camel-case name is split only
+    when no passage holds it whole. The first search (straight from DuckDB) and the snapshot's agree."""
+    clear_cache()
+    assert first_search(camel_store, "default")
+    cold = cold_bm25(camel_store, question, "default", 5)
+    warm = search(camel_store, question, chunker="default", k=5, neighbours=False)
+    assert {h.document_id for h in cold} == {h.document_id for h in warm} == documents
+    assert query_terms("What does FakeInput send?", {"fakeinput"}) == ["fakeinput", "send"]

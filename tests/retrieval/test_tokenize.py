@@ -111,3 +111,15 @@ def test_a_word_man_hyphenated_at_a_line_end_is_one_word_again() -> None:
         "some", "applications", "use", "subordinate", "ids"]
     assert tokenize("read-\nonly x\u2010y") == ["read", "only", "x", "y"]
     assert tokenize("sub\u00adordinate") == ["subordinate"]  # a soft hyphen inside a line is never shown either
+
+
+def test_a_camel_case_name_adds_its_words() -> None:
+    """A passage's ``XTestFakeInput`` or ``getElementById`` answers a question in words ("fake input", "element by
+    id"); a run of capitals stays one part (``XMLHttpRequest``), and words without a lower-case letter before a
+    capital are no camel case. A question's tokens leave the parts out (``camel_case=False``: ``query_terms``)."""
+    assert tokenize("XTestFakeInput") == ["xtestfakeinput", "x", "test", "fake", "input"]
+    assert tokenize("getElementById, XMLHttpRequest.") == [
+        "getelementbyid", "get", "element", "by", "id", "xmlhttprequest", "xml", "http", "request"]
+    assert tokenize("foo_barBaz README IPv6 LLVMgold") == ["foo_barbaz", "foo", "barbaz", "bar", "baz", "readme",
+                                                           "ipv6", "llvmgold"]
+    assert tokenize("GnuPG", camel_case=False) == ["gnupg"]

@@ -13,7 +13,7 @@ from right_rag_dagster.retrieval.searching.chunk_table import Candidate
 from right_rag_dagster.retrieval.searching.snapshot import clear_cache, first_search, open_index
 from right_rag_dagster.retrieval.searching.within_document import order_within_documents
 from right_rag_dagster.store import Store
-from right_rag_dagster.store.search_tables import IndexTables, bm25_document_scores, bm25_termids
+from right_rag_dagster.store.search_tables import IndexTables, bm25_document_scores, bm25_term_ids
 from tests.retrieval.store_builder import REPO_ROOT, index_documents
 
 SHM_QUESTION = ("How does a program using the MIT-SHM extension know when it is safe to modify the shared memory "
@@ -74,7 +74,7 @@ def test_the_first_search_scores_a_document_as_the_snapshot_does(x_store: Store)
     assert first_search(x_store, "default")
     t = IndexTables("default")
     with x_store.read() as con:
-        termids = bm25_termids(con, t, query_terms(SHM_QUESTION))
+        termids = list(bm25_term_ids(con, t, query_terms(SHM_QUESTION)).values())
         from_sql = bm25_document_scores(con, t, termids, ["xext-shm.txt", "bigreq.txt"], (K1, B))
     index = open_index(x_store, "default")
     chunks, postings = index.chunks, index.postings()

@@ -9,7 +9,7 @@ weighed by its document's size (``SIZE_PRIOR``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 
 import numpy as np
 
@@ -26,7 +26,7 @@ from ..errors import IndexMissingError
 from ..formats import BM25_FORMAT, K1, B
 from ..stemmer import stems
 from ..stopwords import ENGLISH_STOPWORDS
-from ..tokenize import tokenize
+from ..tokenize import camel_parts, tokenize
 from .chunk_table import Candidate, ChunkTable
 
 SIZE_PRIOR = 0.08
@@ -45,15 +45,33 @@ def stem_tokens(tokens: list[str]) -> list[str]:
     return list(dict.fromkeys(by_token[t] for t in tokens))
 
 
-def query_terms(query: str) -> list[str]:
+def query_terms(query: str, held: Container[str] | None = None) -> list[str]:
     """The distinct stems a question is scored by: its tokens without English stopwords, then stemmed.
 
     The same rule as the index (``build.terms.text_terms``). fts's ``match_bm25`` stems the query without
     dropping its stopwords, so a stopword can meet the stem of another word that the index kept: ``in`` is
     the stem of ``ins`` (``plug-ins``), ``mean`` (a stopword) of ``means``, so every question with "in" or
     "mean" scored the chunks holding those words. Here a question's stopwords count as little as a chunk's.
+
+    A camel-case word of the question is searched as written, and by its parts too when the index does not hold
+    it whole (``held``: the indexed stems; "FakeInput" of a passage's ``XTestFakeInput``). Passages are indexed
+    with their camel-case words' parts (``tokenize``), but a question's are not split otherwise: "GnuPG" asks for
+    GnuPG, not for every passage that says "GNU".
     """
-    return stem_tokens([token for token in tokenize(query) if token not in ENGLISH_STOPWORDS])
+    terms = stem_tokens([token for token in tokenize(query, camel_case=False) if token not in ENGLISH_STOPWORDS])
+    if held is None:
+        return terms
+    for whole, parts in camel_parts(query).items():
+        if stem_tokens([whole])[0] not in held:
+            terms.extend(stem for stem in stem_tokens([part for part in parts if part not in ENGLISH_STOPWORDS])
+                         if stem not in terms)
+    return terms
+
+
+def camel_part_terms(query: str) -> list[str]:
+    """The stems of the parts of ``query``'s camel-case words (what ``query_terms`` may add)."""
+    return stem_tokens([part for parts in camel_parts(query).values() for part in parts
+                        if part not in ENGLISH_STOPWORDS])
 
 
 class Bm25Postings:
@@ -108,7 +126,7 @@ class Bm25Postings:
 
     def term_ids(self, query: str) -> dict[str, int]:
         """Stem -> term id of each of ``query``'s terms that the index holds."""
-        ids = ((stem, self.vocab.get(stem)) for stem in query_terms(query))
+        ids = ((stem, self.vocab.get(stem)) for stem in query_terms(query, self.vocab))
         return {stem: i for stem, i in ids if i is not None and i + 1 < len(self.indptr)}
 
     def document_scores(self, term_ids: Iterable[int], start: int, end: int) -> np.ndarray:

@@ -12,10 +12,10 @@ from dataclasses import replace
 from operator import attrgetter
 
 from ...store import Store
-from ...store.search_tables import IndexTables, bm25_best_rows, bm25_document_scores, bm25_termids
+from ...store.search_tables import IndexTables, bm25_best_rows, bm25_document_scores, bm25_term_ids
 from ..formats import K1, B
 from ..hits import Hit
-from .bm25 import SIZE_PRIOR, has_terms, query_terms
+from .bm25 import SIZE_PRIOR, camel_part_terms, has_terms, query_terms
 from .chunk_table import COLUMNS, Candidate, ChunkTable
 from .within_document import DEPTH, order_within_documents, shared_documents
 
@@ -23,12 +23,12 @@ from .within_document import DEPTH, order_within_documents, shared_documents
 def cold_bm25(store: Store, query: str, chunker: str, k: int, retriever: str = "bm25") -> list[Hit]:
     """The ``k`` best chunks for ``query`` by BM25, read directly from the store, each document's ordered by
     its own IDF among its places (``within_document``), as ``RetrievalRequest.bm25`` orders them."""
-    stems = query_terms(query)
     t = IndexTables(chunker)
     with store.read() as con:
-        if not has_terms(con, chunker) or not stems:
+        if not has_terms(con, chunker):
             return []
-        termids = bm25_termids(con, t, stems)
+        held = bm25_term_ids(con, t, [*query_terms(query), *camel_part_terms(query)])
+        termids = [held[stem] for stem in query_terms(query, held) if stem in held]
         if not termids:
             return []
         rows = bm25_best_rows(con, t, termids, max(k, DEPTH), COLUMNS, (K1, B), SIZE_PRIOR)

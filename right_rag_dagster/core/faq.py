@@ -9,8 +9,9 @@ import re
 
 QUESTION = re.compile(r"(?:Q|Question)(?:[ \t]*\d{1,3})?[ \t]*[:.)][ \t]+(?=\S)")
 """The marker that opens a question, with the blanks after it (``match`` at the block's start)."""
-ANSWER = re.compile(r"(?:A|Answer)(?:[ \t]*\d{1,3})?[ \t]*[:.)][ \t]+(?=\S)")
-"""The marker that opens an answer, with the blanks after it."""
+ANSWER = re.compile(r"(?:A|Answer)(?:[ \t]*\d{1,3})?[ \t]*(?:[:.)][ \t]+(?=\S)|:[ \t]*$)", re.MULTILINE)
+"""The marker that opens an answer, with the blanks after it; a colon may end its line, the answer below it
+("A7:" over glibc's answer in libc6's README.Debian)."""
 ANSWER_LINE = re.compile(rf"^[ \t]*{ANSWER.pattern}", re.MULTILINE)
 """A line that opens an answer, anywhere in a text (``search``)."""
 _NOT_A_FIELD = r"(?![A-Za-z][\w-]{0,40}:[ \t])"  # "Comment: Is this right?" is a record's field, not a question

@@ -174,6 +174,19 @@ def test_a_faq_entry_is_one_unit_from_its_question_to_the_next() -> None:
     assert all(u.fulltext.startswith("Q:") for u in entries)
 
 
+def test_a_faq_answer_marker_may_end_its_line_or_the_question_block() -> None:
+    """libc6's README.Debian (tests/fixtures/heldout43): "Q6: I get this message ..." holds the message and a bare
+    "A6:", its answer in the paragraphs below; "A7: " ends its line over the answer. Both entries were paragraphs
+    apart from their answers ("The program is broken. It probably says "extern int errno" ..." said not what broke)."""
+    units = _parse(TESTS / "fixtures" / "heldout43" / "documents" / "libc6-README.Debian.txt")
+    entries = [u for u in walk_units(units) if u.attributes["unit_type"] == "question"]
+    assert [u.fulltext[:3] for u in entries] == [f"Q{n}:" for n in range(1, 8)]
+    errno, static = entries[5], entries[6]
+    assert errno.topic.startswith("I get this message when I run a program: ld.so: Incorrectly built binary")
+    assert '"extern int errno"' in errno.fulltext and errno.fulltext.rstrip().endswith("network socket.")
+    assert "During glibc 2.3.x development" in static.fulltext
+
+
 def test_a_faq_without_markers_makes_each_question_line_and_its_answer_one_unit() -> None:
     """procps' FAQ (tests/fixtures/heldout15): each question is a line of its own over its tab-indented answer, with
     no ``Q:`` or ``A:``. Read as paragraphs, "You didn't enable it. ... Per-CPU stats are disabled by default" never
@@ -221,6 +234,8 @@ def test_only_a_repeated_rule_between_blank_lines_opens_entries(text: str, topic
     ("Q. Does it work?\n\nA. Yes.\n\n    $ run it\n\nQ. Why?\n\nA. Because.\n", ["question", "question"],
      "Q. Does it work?\n\nA. Yes.\n\n    $ run it"),
     ("Question 1: Does it work?\n\nAnswer 1: Yes.\n", ["question"], "Question 1: Does it work?\n\nAnswer 1: Yes."),
+    ("Q1: Does it work?\nA1:\n\nYes.\n\nQ2: Why?\n\nA2:\nBecause.\n", ["question", "question"],
+     "Q1: Does it work?\nA1:\n\nYes."),
     ("A: an answer with no question.\n\nQ: a question with no answer\n\nSome text.\n", ["paragraph"] * 3,
      "A: an answer with no question."),
     ("Does it work?\n\nYes.\n\n    $ run it\n\nWhy?\n\nBecause.\n", ["question", "question"],

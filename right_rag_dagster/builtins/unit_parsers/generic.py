@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
-from right_rag_dagster.core.faq import ANSWER, QUESTION, QUESTION_LINE
+from right_rag_dagster.core.faq import ANSWER, ANSWER_LINE, QUESTION, QUESTION_LINE
 from right_rag_dagster.core.interfaces import UnitParser
 from right_rag_dagster.core.markdown import fenced_spans, inside
 from right_rag_dagster.core.model import Document, ParsedUnit
@@ -587,6 +587,7 @@ class _Builder:
             if entry:
                 kind, term = "question", None
                 asked = block[marker.end():].split("\n\n", 1)[0] if marker else block.split("\n", 1)[0]
+                asked = asked[:answer.start()] if (answer := ANSWER_LINE.search(asked)) else asked
                 topic = " ".join(asked.split())[:MAX_HEADING]
             elif self.contents and self.contents[0] <= block_start < self.contents[1]:
                 kind, term, topic = "table_of_contents", None, "Contents"
@@ -791,9 +792,11 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _questions(text: str, blocks: list[tuple[int, int]]) -> list[tuple[int, int, bool]]:
-    """``blocks`` with each FAQ entry made one (True): a ``Q:`` block followed by an ``A:`` block, or a block that is
-    one line asking a question followed by a block that does not (where at least two such pairs are found, so a
-    lone rhetorical question stays a paragraph), with the blocks after them up to the next question. Apart, the
+    """``blocks`` with each FAQ entry made one (True): a ``Q:`` block followed by an ``A:`` block or holding its
+    ``A:`` line (libc6's "Q6: I get this message ..." over the message and a bare "A6:", its answer in the blocks
+    below), or a block that is one line asking a question followed by a block that does not (where at least two such
+    pairs are found, so a lone rhetorical question stays a paragraph), with the blocks after them up to the next
+    question. Apart, the
     answer says nothing about what it answers ("A: Set a default memory usage limit ...", "You didn't enable it.")
     and the question holds no answer, so neither ranks for a question put in other words, and the answer can sit
     outside the top hits."""
@@ -804,8 +807,8 @@ def _questions(text: str, blocks: list[tuple[int, int]]) -> list[tuple[int, int,
     while index < len(blocks):
         start, end = blocks[index]
         index += 1
-        entry = bool(marked[index - 1] and index < len(blocks) and ANSWER.match(text, *blocks[index])
-                     or asks[index - 1] and paired[index - 1])
+        answered = index < len(blocks) and ANSWER.match(text, *blocks[index]) or ANSWER_LINE.search(text, start, end)
+        entry = bool(marked[index - 1] and answered or asks[index - 1] and paired[index - 1])
         while entry and index < len(blocks) and not asks[index]:
             end = blocks[index][1]
             index += 1

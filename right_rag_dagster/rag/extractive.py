@@ -476,6 +476,21 @@ def second_quote(passages: Sequence[list[Sentence]], first: Quote, max_chars: in
     return None
 
 
+def continuation(passages: Sequence[list[Sentence]], quote: Quote, following: int | None, max_chars: int,
+                 max_sentences: int) -> Quote | None:
+    """The opening of passage ``following`` (the chunk that comes next in the document, a part of the same joined
+    hit) when ``quote`` ends its passage on a sentence that introduces the next ("..., it reinstates:" over the
+    list of when): a lead-in alone answers nothing. None when the quote ends elsewhere, or the next passage opens
+    with a heading (a new section, not what the lead-in announces)."""
+    sentences_ = passages[quote.number - 1]
+    if following is None or not sentences_ or quote.end < sentences_[-1].end or not sentences_[-1].introduces:
+        return None
+    opening = passages[following - 1]
+    if not opening or opening[0].heading:
+        return None
+    return _widen(opening, 0, max_chars - (quote.end - quote.start), max_sentences, {})
+
+
 def _best(sentences_: list[Sentence]) -> Sentence:
     """The sentence that covers most of the question (the first of equals), a heading only when no other covers
     any (a heading, "### PC/SC Lite License", says what the passage is about, which its section path and document

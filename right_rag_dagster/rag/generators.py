@@ -31,6 +31,7 @@ from .extractive import (
     Quote,
     answer_cue,
     choose_quote,
+    continuation,
     focus_weights,
     name_terms,
     score_passages,
@@ -123,9 +124,13 @@ class ExtractiveGenerator(Generator):
                    **({"meaning": self.embedder.identity} if self.embedder is not None else {})}
         if quote is None or covered < self.min_coverage:
             return Generated(NOT_FOUND, False, details=details)
+        following = continuation(scored, quote, _next_part(numbered, quote.number), self.max_chars,
+                                 self.max_sentences)
         second = second_quote(scored, quote, self.max_chars, self.max_sentences, weights)
-        citations = tuple(self._cite(q, numbered, cited, texts)
-                          for q in ((quote,) if second is None else (quote, second)))
+        if second is not None and following is not None and second.number == following.number:
+            second = None
+        quotes = [quote, *([following] if following else []), *([second] if second else [])]
+        citations = tuple(self._cite(q, numbered, cited, texts) for q in quotes)
         return Generated(" ".join(f"{c.quote} [{c.number}]" for c in citations), True, citations, details)
 
     @staticmethod
@@ -138,6 +143,16 @@ class ExtractiveGenerator(Generator):
         span = (base + quote.start, base + quote.end) if base is not None else (None, None)
         return Citation(number, cited[number - 1], " ".join(rejoin_broken_words(text[quote.start:quote.end]).split()),
                         *span)
+
+
+def _next_part(numbered: Sequence[tuple[int, Hit]], number: int) -> int | None:
+    """The passage (from 1) that follows passage ``number`` in its document among the parts of the same joined hit
+    (parts are read best ranked first, not in document order), if any."""
+    cited, part = numbered[number - 1]
+    after = [(other.source_start, n) for n, (c, other) in enumerate(numbered, start=1)
+             if c == cited and n != number and part.source_end is not None and other.source_start is not None
+             and other.source_start >= part.source_end]
+    return min(after)[1] if after else None
 
 
 def _parts(hit: Hit, sources: dict[str, tuple[str, int]] | None = None) -> list[Hit]:

@@ -671,3 +671,45 @@ def test_an_answer_shows_the_words_man_hyphenated_at_line_ends_whole() -> None:
               ("DESCRIPTION",))
     answer = ExtractiveGenerator().generate("Which applications implement special handling for databases?", [hit])
     assert "Some applications use this to implement special handling" in answer.text
+
+
+def test_a_quote_that_ends_on_a_lead_in_goes_on_into_the_next_chunk() -> None:
+    """CC BY 4.0's 6(b) ends "..., it reinstates:" and what reinstates them is the list in the next chunk
+    (tests/fixtures/heldout4): when both are parts of one joined hit, the answer quotes the list's opening too,
+    a lead-in alone answers nothing. A next chunk that opens with a heading is another section; no next chunk,
+    no continuation."""
+    from right_rag_dagster.rag.extractive import choose_quote, continuation, score_passages
+
+    lead = ("a. This Public License applies for the term of the Copyright.\n\n"
+            "b. Where Your right to use the Licensed Material has terminated under\n"
+            "     Section 6(a), it reinstates:")
+    items = ("1. automatically as of the date the violation is cured, provided\n"
+             "          it is cured within 30 days of Your discovery of the\n          violation; or\n\n"
+             "       2. upon express reinstatement by the Licensor.")
+    weights = dict.fromkeys(content_terms("When are my terminated rights reinstated?"), 1.0)
+    passages = score_passages(weights, [(lead, ""), (items, "")])
+    quote = choose_quote(passages, 600, 5, weights)
+    assert quote is not None and lead[quote.start:quote.end].endswith("it reinstates:")
+    following = continuation(passages, quote, 2, 600, 5)
+    assert following is not None and following.number == 2
+    assert items[following.start:following.end].startswith("1. automatically") and "30 days" in items[
+        following.start:following.end]
+    assert continuation(passages, quote, None, 600, 5) is None
+    headed = score_passages(weights, [(lead, ""), ("### Other Terms\n\nThe Licensor shall not be bound.", "")])
+    assert continuation(headed, choose_quote(headed, 600, 5, weights), 2, 600, 5) is None
+    whole = score_passages(weights, [(lead + " the date the violation is cured.", "")])
+    assert continuation(whole, choose_quote(whole, 600, 5, weights), 1, 600, 5) is None
+
+
+def test_the_next_part_of_a_joined_hit_is_the_next_in_the_document() -> None:
+    """A joined hit's parts are read best ranked first; the one that follows a part is the nearest after it in the
+    document, of the same hit."""
+    from right_rag_dagster.rag.generators import _next_part
+    from right_rag_dagster.retrieval.hits import Hit
+
+    def part(number: int, start: int, end: int) -> tuple[int, Hit]:
+        return number, Hit(1, f"c{start}", "domain", "d.txt", "u", "", 1.0, start, end, None, None, None, None, ())
+
+    numbered = [part(1, 100, 200), part(1, 300, 400), part(1, 202, 298), part(2, 201, 250)]
+    assert _next_part(numbered, 1) == 3 and _next_part(numbered, 3) == 2
+    assert _next_part(numbered, 2) is None and _next_part(numbered, 4) is None

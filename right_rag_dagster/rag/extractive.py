@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..core.faq import ANSWER_LINE, OPENING_QUESTION, QUESTION
 from ..retrieval.searching.doc_names import DocumentNames
@@ -489,6 +489,24 @@ def continuation(passages: Sequence[list[Sentence]], quote: Quote, following: in
     if not opening or opening[0].heading:
         return None
     return _widen(opening, 0, max_chars - (quote.end - quote.start), max_sentences, {})
+
+
+_UNDERLINED = re.compile(r"(?P<heading>[^\n]*)\n[ \t]*([=\-^~*+#])\2{2,}[ \t]*\n\s*")
+"""A line over an underline (reST, setext: "Database Locking" over a line of ``-``), and the blanks after."""
+
+
+def without_underline(text: str, quote: Quote) -> Quote:
+    """``quote`` (a span of ``text``) without the underlined heading it opens with: the citation names the section,
+    and a line of ``----`` or ``^^^^`` is no text to quote. Unchanged when the heading is all it holds."""
+    match = _UNDERLINED.match(text, quote.start, quote.end)
+    if match is None or match.end() >= quote.end or not _titled(match["heading"]):
+        return quote
+    return replace(quote, start=match.end())
+
+
+def _titled(line: str) -> bool:
+    """A line that can be a heading: a few words (at most 12), not ending a sentence or a clause."""
+    return 0 < len(line.split()) <= 12 and not line.rstrip().endswith((".", ",", ";", ":", "!", "?"))
 
 
 def _best(sentences_: list[Sentence]) -> Sentence:

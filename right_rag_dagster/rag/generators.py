@@ -36,6 +36,7 @@ from .extractive import (
     name_terms,
     score_passages,
     second_quote,
+    without_underline,
 )
 from .llm import LLM, make_llm
 from .model import NOT_FOUND, Citation, Generated
@@ -129,7 +130,8 @@ class ExtractiveGenerator(Generator):
         second = second_quote(scored, quote, self.max_chars, self.max_sentences, weights)
         if second is not None and following is not None and second.number == following.number:
             second = None
-        quotes = [quote, *([following] if following else []), *([second] if second else [])]
+        quotes = [without_underline(texts[q.number - 1][0], q)
+                  for q in (quote, *([following] if following else []), *([second] if second else []))]
         citations = tuple(self._cite(q, numbered, cited, texts) for q in quotes)
         return Generated(" ".join(f"{c.quote} [{c.number}]" for c in citations), True, citations, details)
 

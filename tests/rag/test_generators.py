@@ -713,3 +713,21 @@ def test_the_next_part_of_a_joined_hit_is_the_next_in_the_document() -> None:
     numbered = [part(1, 100, 200), part(1, 300, 400), part(1, 202, 298), part(2, 201, 250)]
     assert _next_part(numbered, 1) == 3 and _next_part(numbered, 3) == 2
     assert _next_part(numbered, 2) is None and _next_part(numbered, 4) is None
+
+
+def test_an_answer_leaves_out_the_underlined_heading_it_opens_with() -> None:
+    """A quote that opens with a reST or setext heading ("Database Locking" over a line of ``-``, debconf's
+    specification in tests/fixtures/heldout6) quoted the underline too; the citation names the section, so the
+    quote starts after it. A rule under a sentence is no underline, and a heading alone stays."""
+    from right_rag_dagster.rag.extractive import Quote, without_underline
+    from right_rag_dagster.retrieval.hits import Hit
+
+    text = ("Database Locking\n----------------\n\nAny frontend needing to make sure no other frontend writes to the "
+            "database at the same time must lock it first.\n")
+    hit = Hit(1, "c1", "domain", "debconf.txt", "u1", text, 1.0, None, None, None, None, None, None,
+              ("Database Locking",))
+    answer = ExtractiveGenerator().generate("How does a frontend lock the database?", [hit])
+    assert answer.found and answer.text.startswith("Any frontend needing to make sure")
+    rule = "The paragraph ends here.\n-----\nNext part."
+    assert without_underline(rule, Quote(1, 0, len(rule), 1.0)).start == 0
+    assert without_underline("Title\n=====\n", Quote(1, 0, 5, 1.0)).start == 0

@@ -796,10 +796,9 @@ def _questions(text: str, blocks: list[tuple[int, int]]) -> list[tuple[int, int,
     ``A:`` line (libc6's "Q6: I get this message ..." over the message and a bare "A6:", its answer in the blocks
     below), or a block that is one line asking a question followed by a block that does not (where at least two such
     pairs are found, so a lone rhetorical question stays a paragraph), with the blocks after them up to the next
-    question. Apart, the
-    answer says nothing about what it answers ("A: Set a default memory usage limit ...", "You didn't enable it.")
-    and the question holds no answer, so neither ranks for a question put in other words, and the answer can sit
-    outside the top hits."""
+    question. Apart, the answer says nothing about what it answers ("A: Set a default memory usage limit ...", "You
+    didn't enable it.") and the question holds no answer, so neither ranks for a question put in other words, and the
+    answer can sit outside the top hits."""
     marked, lines, paired = _asking(text, blocks)
     asks = [m or line for m, line in zip(marked, lines)] if sum(paired) >= 2 and not any(marked) else marked
     out: list[tuple[int, int, bool]] = []

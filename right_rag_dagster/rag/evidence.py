@@ -31,9 +31,9 @@ may might says say said tell explain describe mean means meaning according docum
 
 
 def content_terms(text: str) -> list[str]:
-    """Distinct stems of the tokens of ``text`` that are not stopwords or question words (a question's camel-case
-    names as written, as BM25 reads them: ``query_terms``)."""
-    return stem_tokens([t for t in tokenize(text, camel_case=False) if t not in STOPWORDS])
+    """Distinct stems of the tokens of ``text`` that are not stopwords or question words (a camel-case name with its
+    words, as passages are read: a question's "FakeInput" is in a sentence on ``XTestFakeInput``)."""
+    return stem_tokens([t for t in tokenize(text) if t not in STOPWORDS])
 
 
 def coverage(question_terms: Iterable[str], passage_terms: set[str]) -> float:

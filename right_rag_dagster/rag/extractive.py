@@ -476,19 +476,31 @@ def second_quote(passages: Sequence[list[Sentence]], first: Quote, max_chars: in
     return None
 
 
-def continuation(passages: Sequence[list[Sentence]], quote: Quote, following: int | None, max_chars: int,
-                 max_sentences: int) -> Quote | None:
+def continuation(passages: Sequence[list[Sentence]], texts: Sequence[str], quote: Quote, following: int | None,
+                 between: str, max_chars: int, max_sentences: int) -> Quote | None:
     """The opening of passage ``following`` (the chunk that comes next in the document, a part of the same joined
-    hit) when ``quote`` ends its passage on a sentence that introduces the next ("..., it reinstates:" over the
-    list of when): a lead-in alone answers nothing. None when the quote ends elsewhere, or the next passage opens
-    with a heading (a new section, not what the lead-in announces)."""
+    hit; ``between``: the document's text between the two) when ``quote`` ends its passage on a sentence that
+    introduces the next ("..., it reinstates:" over the list of when): a lead-in alone answers nothing. Only when
+    nothing but blanks lies between the quote's end and the opening's first sentence (a table or a heading the
+    sentences leave out would be skipped), that sentence is no heading, and it fits in what is left of
+    ``max_chars``; the opening then runs on while the whole answer keeps within ``max_chars`` and
+    ``max_sentences`` (one sentence at least)."""
     sentences_ = passages[quote.number - 1]
-    if following is None or not sentences_ or quote.end < sentences_[-1].end or not sentences_[-1].introduces:
+    if following is None or not sentences_ or not sentences_[-1].introduces or quote.end < sentences_[-1].end:
         return None
     opening = passages[following - 1]
-    if not opening or opening[0].heading:
+    if (not opening or opening[0].heading or texts[quote.number - 1][quote.end:].strip() or between.strip()
+            or texts[following - 1][:opening[0].start].strip()):
         return None
-    return _widen(opening, 0, max_chars - (quote.end - quote.start), max_sentences, {})
+    room = max_chars - (quote.end - quote.start)
+    if opening[0].end - opening[0].start > room:
+        return None
+    quoted = sum(quote.start <= sentence.start and sentence.end <= quote.end for sentence in sentences_)
+    last = 0
+    while (last + 1 < len(opening) and last + 2 + quoted <= max(max_sentences, quoted + 1)
+           and opening[last + 1].end - opening[0].start <= room):
+        last += 1
+    return Quote(following, opening[0].start, opening[last].end, max(sentence.grounded for sentence in opening[:last + 1]))
 
 
 _UNDERLINED = re.compile(r"(?P<heading>[^\n]*)\n[ \t]*([=\-^~*+#])\2{2,}[ \t]*\n\s*")

@@ -29,6 +29,7 @@ from .evidence import (
 )
 from .extractive import (
     Quote,
+    Sentence,
     answer_cue,
     choose_quote,
     continuation,
@@ -125,15 +126,29 @@ class ExtractiveGenerator(Generator):
                    **({"meaning": self.embedder.identity} if self.embedder is not None else {})}
         if quote is None or covered < self.min_coverage:
             return Generated(NOT_FOUND, False, details=details)
-        following = continuation(scored, quote, _next_part(numbered, quote.number), self.max_chars,
-                                 self.max_sentences)
+        following = self._continuation(scored, texts, quote, numbered)
         second = second_quote(scored, quote, self.max_chars, self.max_sentences, weights)
-        if second is not None and following is not None and second.number == following.number:
+        if second is not None and following is not None and second.number == following.number \
+                and second.start < following.end and following.start < second.end:
             second = None
         quotes = [without_underline(texts[q.number - 1][0], q)
                   for q in (quote, *([following] if following else []), *([second] if second else []))]
         citations = tuple(self._cite(q, numbered, cited, texts) for q in quotes)
         return Generated(" ".join(f"{c.quote} [{c.number}]" for c in citations), True, citations, details)
+
+    def _continuation(self, scored: Sequence[list[Sentence]], texts: Sequence[tuple[str, int | None]], quote: Quote,
+                      numbered: Sequence[tuple[int, Hit]]) -> Quote | None:
+        """What ``quote``'s lead-in announces, from the next part of its joined hit (``extractive.continuation``),
+        with the document's text between the two parts read from the store."""
+        following = _next_part(numbered, quote.number)
+        if following is None or self.store is None or not scored[quote.number - 1] \
+                or not scored[quote.number - 1][-1].introduces:
+            return None
+        part, after = numbered[quote.number - 1][1], numbered[following - 1][1]
+        gap = replace(part, chunk_id="", source_start=part.source_end, source_end=after.source_start)
+        between = document_passages(self.store, [gap]).get("", ("", None))[0]
+        return continuation(scored, [text for text, _ in texts], quote, following, between, self.max_chars,
+                            self.max_sentences)
 
     @staticmethod
     def _cite(quote: Quote, numbered: Sequence[tuple[int, Hit]], cited: Sequence[Hit],
@@ -151,9 +166,10 @@ def _next_part(numbered: Sequence[tuple[int, Hit]], number: int) -> int | None:
     """The passage (from 1) that follows passage ``number`` in its document among the parts of the same joined hit
     (parts are read best ranked first, not in document order), if any."""
     cited, part = numbered[number - 1]
+    if part.source_end is None:
+        return None
     after = [(other.source_start, n) for n, (c, other) in enumerate(numbered, start=1)
-             if c == cited and n != number and part.source_end is not None and other.source_start is not None
-             and other.source_start >= part.source_end]
+             if c == cited and n != number and other.source_start is not None and other.source_start >= part.source_end]
     return min(after)[1] if after else None
 
 

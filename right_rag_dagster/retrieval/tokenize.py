@@ -91,17 +91,21 @@ _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
 
 def camel_parts(text: str) -> dict[str, tuple[str, ...]]:
     """The words of ``text`` written in camel case (``getElementById``, ``XMLHttpRequest``), lower-cased, each with
-    its parts (``get element by id``): a name a program gives a thing says what it is in words a user asks with.
-    Found from their lower-to-upper steps, which few texts have (a pattern for whole camel-case words doubled the
-    tokenizer's time)."""
+    the tokens of its parts (``get element by id``; ``setColour`` gives ``color``, as a question's "colour" does): a
+    name a program gives a thing says what it is in words a user asks with. Found from their lower-to-upper steps,
+    which few texts have (a pattern for whole camel-case words doubled the tokenizer's time), each word once."""
     words: dict[str, tuple[str, ...]] = {}
+    end = 0
     for step in _CAMEL_HINT.finditer(text):
+        if step.start() < end:
+            continue  # a later step of the word just read
         start = step.start()
         while start and text[start - 1].isascii() and text[start - 1].isalpha():
             start -= 1
         word = _LETTERS.match(text, start).group()
+        end = start + len(word)
         if (key := word.casefold()) not in words:
-            words[key] = tuple(part.casefold() for part in _CAMEL_PART.findall(word))
+            words[key] = tuple(token for part in _CAMEL_PART.findall(word) for token in _word_tokens(part.casefold()))
     return words
 
 

@@ -185,6 +185,9 @@ def test_a_faq_answer_marker_may_end_its_line_or_the_question_block() -> None:
     assert errno.topic.startswith("I get this message when I run a program: ld.so: Incorrectly built binary")
     assert '"extern int errno"' in errno.fulltext and errno.fulltext.rstrip().endswith("network socket.")
     assert "During glibc 2.3.x development" in static.fulltext
+    document = Document("faq.txt", "Q1: Does it work?\nA1:\n\nYes.\n\nQ2: A. J. Smith's tool: what is it?\n\nA2: A tool.\n")
+    assert [u.topic for u in build_units(document, GenericUnitParser().parse_document(document), "generic")] == [
+        "Does it work?", "A. J. Smith's tool: what is it?"]  # the answer's marker is no part of the question
 
 
 def test_a_faq_without_markers_makes_each_question_line_and_its_answer_one_unit() -> None:

@@ -676,8 +676,9 @@ def test_an_answer_shows_the_words_man_hyphenated_at_line_ends_whole() -> None:
 def test_a_quote_that_ends_on_a_lead_in_goes_on_into_the_next_chunk() -> None:
     """CC BY 4.0's 6(b) ends "..., it reinstates:" and what reinstates them is the list in the next chunk
     (tests/fixtures/heldout4): when both are parts of one joined hit, the answer quotes the list's opening too,
-    a lead-in alone answers nothing. A next chunk that opens with a heading is another section; no next chunk,
-    no continuation."""
+    a lead-in alone answers nothing. Not when the next chunk opens with a heading (another section), when text the
+    sentences leave out lies between (a table after the lead-in, a list of names, a heading between the chunks),
+    when the opening does not fit in what is left of the answer's length, or when there is no next chunk."""
     from right_rag_dagster.rag.extractive import choose_quote, continuation, score_passages
 
     lead = ("a. This Public License applies for the term of the Copyright.\n\n"
@@ -687,18 +688,52 @@ def test_a_quote_that_ends_on_a_lead_in_goes_on_into_the_next_chunk() -> None:
              "          it is cured within 30 days of Your discovery of the\n          violation; or\n\n"
              "       2. upon express reinstatement by the Licensor.")
     weights = dict.fromkeys(content_terms("When are my terminated rights reinstated?"), 1.0)
-    passages = score_passages(weights, [(lead, ""), (items, "")])
-    quote = choose_quote(passages, 600, 5, weights)
-    assert quote is not None and lead[quote.start:quote.end].endswith("it reinstates:")
-    following = continuation(passages, quote, 2, 600, 5)
+
+    def follows(first: str, second: str, between: str = "\n\n", max_chars: int = 600):  # noqa: ANN202
+        passages = score_passages(weights, [(first, ""), (second, "")])
+        quote = choose_quote(passages, max_chars, 5, weights)
+        assert quote is not None
+        return quote, continuation(passages, [first, second], quote, 2, between, max_chars, 5)
+
+    quote, following = follows(lead, items)
+    assert lead[quote.start:quote.end].endswith("it reinstates:")
     assert following is not None and following.number == 2
-    assert items[following.start:following.end].startswith("1. automatically") and "30 days" in items[
-        following.start:following.end]
-    assert continuation(passages, quote, None, 600, 5) is None
-    headed = score_passages(weights, [(lead, ""), ("### Other Terms\n\nThe Licensor shall not be bound.", "")])
-    assert continuation(headed, choose_quote(headed, 600, 5, weights), 2, 600, 5) is None
-    whole = score_passages(weights, [(lead + " the date the violation is cured.", "")])
-    assert continuation(whole, choose_quote(whole, 600, 5, weights), 1, 600, 5) is None
+    assert items[following.start:following.end].startswith("1. automatically")
+    assert items[following.start:following.end].endswith("by the Licensor.")
+    assert follows(lead, "### Other Terms\n\nThe Licensor shall not be bound.")[1] is None
+    assert follows(lead + "\n\n| when | how |\n|---|---|", items)[1] is None
+    assert follows(lead, "- gzip\n- bzip2\n\nOther formats are refused.")[1] is None
+    assert follows(lead, items, between="\n\nSection 7\n\n")[1] is None
+    assert follows(lead, items, max_chars=len(lead) - lead.index("b. Where") + 40)[1] is None
+    passages = score_passages(weights, [(lead, ""), (items, "")])
+    assert continuation(passages, [lead, items], choose_quote(passages, 600, 5, weights), None, "", 600, 5) is None
+
+
+def test_an_answer_quotes_what_its_lead_in_announces_from_the_next_chunk(tmp_path: Path) -> None:
+    """Through the generator and a store: a joined hit of two chunks, the first ending on the lead-in; the answer
+    holds both, each citation an exact span of the document."""
+    from right_rag_dagster.retrieval.hits import Hit
+    from tests.retrieval.store_builder import index_documents
+
+    text = ("Section 6 -- Term and Termination.\n\n"
+            "b. Where Your right to use the Licensed Material has terminated under\n"
+            "     Section 6(a), it reinstates:\n\n"
+            "       1. automatically as of the date the violation is cured, provided\n"
+            "          it is cured within 30 days of Your discovery of the violation; or\n\n"
+            "       2. upon express reinstatement by the Licensor.\n")
+    (tmp_path / "documents").mkdir()
+    (tmp_path / "documents" / "cc-by.txt").write_text(text, encoding="utf-8")
+    store = Store(tmp_path / "right_rag.duckdb")
+    index_documents(tmp_path / "documents", store)
+    document = _document_text(store, "cc-by.txt")
+    lead = (document.index("b. Where"), document.index("reinstates:") + len("reinstates:"))
+    items = (document.index("1. automatically"), document.index("Licensor.") + len("Licensor."))
+    hit = Hit(1, "c1", "default", "cc-by.txt", "u1", document[lead[0]:items[1]], 1.0, lead[0], items[1], None, None,
+              None, None, ("Section 6",), joined=(("c1", "u1", *lead), ("c2", "u2", *items)))
+    answer = ExtractiveGenerator(store).generate("When are my terminated rights reinstated?", [hit])
+    assert answer.found and "reinstates:" in answer.text and "within 30 days" in answer.text
+    for citation in answer.citations:
+        assert " ".join(document[citation.quote_start:citation.quote_end].split()) == citation.quote
 
 
 def test_the_next_part_of_a_joined_hit_is_the_next_in_the_document() -> None:
@@ -730,4 +765,15 @@ def test_an_answer_leaves_out_the_underlined_heading_it_opens_with() -> None:
     assert answer.found and answer.text.startswith("Any frontend needing to make sure")
     rule = "The paragraph ends here.\n-----\nNext part."
     assert without_underline(rule, Quote(1, 0, len(rule), 1.0)).start == 0
-    assert without_underline("Title\n=====\n", Quote(1, 0, 5, 1.0)).start == 0
+    assert without_underline("Title\n=====\n", Quote(1, 0, 12, 1.0)).start == 0
+
+
+def test_an_answer_reads_a_camel_case_name_of_the_question_by_its_words() -> None:
+    """BM25 finds "FakeInput" in ``XTestFakeInput`` by its words when no passage holds it whole; the answer reads the
+    question's name by its words too, else the passage covered none of it: "Not found"."""
+    from right_rag_dagster.retrieval.hits import Hit
+
+    text = "XTestFakeInput\n\nThe request sends one synthetic event to the server, as if a device had.\n"
+    hit = Hit(1, "c1", "domain", "xtest.txt", "u1", text, 1.0, None, None, None, None, None, None, ("XTest",))
+    answer = ExtractiveGenerator().generate("What is FakeInput for?", [hit])
+    assert answer.found and "synthetic event" in answer.text

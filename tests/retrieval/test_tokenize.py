@@ -123,3 +123,5 @@ def test_a_camel_case_name_adds_its_words() -> None:
     assert tokenize("foo_barBaz README IPv6 LLVMgold") == ["foo_barbaz", "foo", "barbaz", "bar", "baz", "readme",
                                                            "ipv6", "llvmgold"]
     assert tokenize("GnuPG", camel_case=False) == ["gnupg"]
+    assert tokenize("setColour maxConfigSize") == ["setcolour", "set", "color", "maxconfigsize", "max",
+                                                    "configuration", "config", "size"]  # parts read as words are

@@ -587,7 +587,7 @@ class _Builder:
             if entry:
                 kind, term = "question", None
                 asked = block[marker.end():].split("\n\n", 1)[0] if marker else block.split("\n", 1)[0]
-                asked = asked[:answer.start()] if (answer := ANSWER_LINE.search(asked)) else asked
+                asked = asked[:answer.start()] if (answer := ANSWER_LINE.search(asked, 1)) else asked
                 topic = " ".join(asked.split())[:MAX_HEADING]
             elif self.contents and self.contents[0] <= block_start < self.contents[1]:
                 kind, term, topic = "table_of_contents", None, "Contents"
@@ -806,8 +806,9 @@ def _questions(text: str, blocks: list[tuple[int, int]]) -> list[tuple[int, int,
     while index < len(blocks):
         start, end = blocks[index]
         index += 1
-        answered = index < len(blocks) and ANSWER.match(text, *blocks[index]) or ANSWER_LINE.search(text, start, end)
-        entry = bool(marked[index - 1] and answered or asks[index - 1] and paired[index - 1])
+        answered = marked[index - 1] and (index < len(blocks) and ANSWER.match(text, *blocks[index])
+                                          or ANSWER_LINE.search(text, start, end))
+        entry = bool(answered or asks[index - 1] and paired[index - 1])
         while entry and index < len(blocks) and not asks[index]:
             end = blocks[index][1]
             index += 1

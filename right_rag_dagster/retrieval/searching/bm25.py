@@ -58,11 +58,12 @@ def query_terms(query: str, held: Container[str] | None = None) -> list[str]:
     with their camel-case words' parts (``tokenize``), but a question's are not split otherwise: "GnuPG" asks for
     GnuPG, not for every passage that says "GNU".
     """
-    terms = stem_tokens([token for token in tokenize(query, camel_case=False) if token not in ENGLISH_STOPWORDS])
+    tokens = tokenize(query, camel_case=False)
+    terms = stem_tokens([token for token in tokens if token not in ENGLISH_STOPWORDS])
     if held is None:
         return terms
     for whole, parts in camel_parts(query).items():
-        if stem_tokens([whole])[0] not in held:
+        if whole in tokens and stem_tokens([whole])[0] not in held:  # a word of its own, as the index splits them
             terms.extend(stem for stem in stem_tokens([part for part in parts if part not in ENGLISH_STOPWORDS])
                          if stem not in terms)
     return terms

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 
 from ..errors import StoreError
 from ..retrieval.hits import Hit
-from ..retrieval.searching.bm25 import query_terms, stem_tokens
+from ..retrieval.searching.bm25 import query_terms, stem_tokens, with_camel_parts
 from ..retrieval.tokenize import tokenize
 from ..store import Store
 from ..store.chunk_reads import span_texts
@@ -30,10 +30,13 @@ may might says say said tell explain describe mean means meaning according docum
 """.split())
 
 
-def content_terms(text: str) -> list[str]:
-    """Distinct stems of the tokens of ``text`` that are not stopwords or question words (a camel-case name with its
-    words, as passages are read: a question's "FakeInput" is in a sentence on ``XTestFakeInput``)."""
-    return stem_tokens([t for t in tokenize(text) if t not in STOPWORDS])
+def content_terms(text: str, held: Container[str] | None = None) -> list[str]:
+    """Distinct stems of the tokens of ``text`` that are not stopwords or question words; a camel-case name as
+    written, and by its words too when ``held`` (the passages' stems) lacks it whole, as BM25 searches it
+    (``query_terms``): a question's "FakeInput" is in a sentence on ``XTestFakeInput``, but its "PostgreSQL" asks
+    for PostgreSQL, not for every sentence that says "SQL"."""
+    terms = stem_tokens([t for t in tokenize(text, camel_case=False) if t not in STOPWORDS])
+    return terms if held is None else with_camel_parts(text, terms, held, STOPWORDS)
 
 
 def coverage(question_terms: Iterable[str], passage_terms: set[str]) -> float:

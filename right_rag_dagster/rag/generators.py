@@ -96,7 +96,6 @@ class ExtractiveGenerator(Generator):
         return " ".join(hit.section_path) + " " + names
 
     def generate(self, question: str, hits: Sequence[Hit]) -> Generated:
-        terms = content_terms(question)
         cited = list(hits[: self.passages])
         # a joined hit is read as its chunks, best ranked first: as one passage, a sentence of a neighbour that
         # shares more words would win over the chunk that ranked first (the citation stays [n])
@@ -105,6 +104,7 @@ class ExtractiveGenerator(Generator):
         numbered = [(n, part) for n, hit in enumerate(cited, start=1) for part in _parts(hit, sources)]
         top = [part for _, part in numbered]
         texts = [sources.get(hit.chunk_id, (hit.text, None)) for hit in top]
+        terms = content_terms(question, set().union(*(passage_terms(text) for text, _ in texts)))
         rarity, unindexed = (term_statistics(self.store, top[0].chunker, terms) if self.store is not None and top
                              else (dict.fromkeys(terms, 1.0), set()))
         weights = focus_weights(question, rarity)

@@ -770,10 +770,13 @@ def test_an_answer_leaves_out_the_underlined_heading_it_opens_with() -> None:
 
 def test_an_answer_reads_a_camel_case_name_of_the_question_by_its_words() -> None:
     """BM25 finds "FakeInput" in ``XTestFakeInput`` by its words when no passage holds it whole; the answer reads the
-    question's name by its words too, else the passage covered none of it: "Not found"."""
+    question's name by its words too when its passages lack it whole, else the passage covered none of it: "Not
+    found". A name they hold whole is read as written ("PostgreSQL" is no question about every "SQL")."""
     from right_rag_dagster.retrieval.hits import Hit
 
     text = "XTestFakeInput\n\nThe request sends one synthetic event to the server, as if a device had.\n"
     hit = Hit(1, "c1", "domain", "xtest.txt", "u1", text, 1.0, None, None, None, None, None, None, ("XTest",))
     answer = ExtractiveGenerator().generate("What is FakeInput for?", [hit])
     assert answer.found and "synthetic event" in answer.text
+    assert content_terms("Does PostgreSQL encrypt?", {"postgresql", "sql"}) == ["postgresql", "encrypt"]
+    assert content_terms("What is FakeInput for?", {"xtestfakeinput"}) == ["fakeinput", "fake", "input"]

@@ -58,13 +58,17 @@ def query_terms(query: str, held: Container[str] | None = None) -> list[str]:
     with their camel-case words' parts (``tokenize``), but a question's are not split otherwise: "GnuPG" asks for
     GnuPG, not for every passage that says "GNU".
     """
+    terms = stem_tokens([token for token in tokenize(query, camel_case=False) if token not in ENGLISH_STOPWORDS])
+    return terms if held is None else with_camel_parts(query, terms, held, ENGLISH_STOPWORDS)
+
+
+def with_camel_parts(query: str, terms: list[str], held: Container[str], stopwords: Container[str]) -> list[str]:
+    """``terms`` (``query``'s stems) and the stems of the words of each camel-case name of ``query`` that ``held``
+    (the stems at hand) lacks whole; only names that are a word of their own, as the index splits them."""
     tokens = tokenize(query, camel_case=False)
-    terms = stem_tokens([token for token in tokens if token not in ENGLISH_STOPWORDS])
-    if held is None:
-        return terms
     for whole, parts in camel_parts(query).items():
-        if whole in tokens and stem_tokens([whole])[0] not in held:  # a word of its own, as the index splits them
-            terms.extend(stem for stem in stem_tokens([part for part in parts if part not in ENGLISH_STOPWORDS])
+        if whole in tokens and stem_tokens([whole])[0] not in held:
+            terms.extend(stem for stem in stem_tokens([part for part in parts if part not in stopwords])
                          if stem not in terms)
     return terms
 

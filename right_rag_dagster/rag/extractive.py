@@ -485,9 +485,9 @@ def continuation(passages: Sequence[list[Sentence]], texts: Sequence[str], quote
     sentences leave out would be skipped), that sentence is no heading, and it fits in what is left of
     ``max_chars``; the opening then runs on while the whole answer keeps within ``max_chars`` and
     ``max_sentences`` (one sentence at least)."""
-    sentences_ = passages[quote.number - 1]
-    if following is None or not sentences_ or not sentences_[-1].introduces or quote.end < sentences_[-1].end:
+    if following is None or not ends_on_lead_in(passages, quote):
         return None
+    sentences_ = passages[quote.number - 1]
     opening = passages[following - 1]
     if (not opening or opening[0].heading or texts[quote.number - 1][quote.end:].strip() or between.strip()
             or texts[following - 1][:opening[0].start].strip()):
@@ -501,6 +501,12 @@ def continuation(passages: Sequence[list[Sentence]], texts: Sequence[str], quote
            and opening[last + 1].end - opening[0].start <= room):
         last += 1
     return Quote(following, opening[0].start, opening[last].end, max(sentence.grounded for sentence in opening[:last + 1]))
+
+
+def ends_on_lead_in(passages: Sequence[list[Sentence]], quote: Quote) -> bool:
+    """Whether ``quote`` ends with its passage's last sentence and that sentence introduces the next."""
+    sentences_ = passages[quote.number - 1]
+    return bool(sentences_) and sentences_[-1].introduces and quote.end >= sentences_[-1].end
 
 
 _UNDERLINED = re.compile(r"(?P<heading>[^\n]*)\n[ \t]*([=\-^~*+#])\2{2,}[ \t]*\n\s*")

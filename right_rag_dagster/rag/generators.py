@@ -33,6 +33,7 @@ from .extractive import (
     answer_cue,
     choose_quote,
     continuation,
+    ends_on_lead_in,
     focus_weights,
     name_terms,
     score_passages,
@@ -141,9 +142,8 @@ class ExtractiveGenerator(Generator):
         """What ``quote``'s lead-in announces, from the next part of its joined hit (``extractive.continuation``),
         with the document's text between the two parts read from the store."""
         following = _next_part(numbered, quote.number)
-        if following is None or self.store is None or not scored[quote.number - 1] \
-                or not scored[quote.number - 1][-1].introduces:
-            return None
+        if following is None or self.store is None or not ends_on_lead_in(scored, quote):
+            return None  # no store read for the text between when nothing would be quoted
         part, after = numbered[quote.number - 1][1], numbered[following - 1][1]
         gap = replace(part, chunk_id="", source_start=part.source_end, source_end=after.source_start)
         between = document_passages(self.store, [gap]).get("", ("", None))[0]

@@ -68,15 +68,17 @@ def with_camel_parts(query: str, terms: list[str], held: Container[str], stopwor
     tokens = tokenize(query, camel_case=False)
     for whole, parts in camel_parts(query).items():
         if whole in tokens and stem_tokens([whole])[0] not in held:
-            terms.extend(stem for stem in stem_tokens([part for part in parts if part not in stopwords])
-                         if stem not in terms)
+            terms.extend(stem for stem in _part_stems(parts, stopwords) if stem not in terms)
     return terms
 
 
 def camel_part_terms(query: str) -> list[str]:
     """The stems of the parts of ``query``'s camel-case words (what ``query_terms`` may add)."""
-    return stem_tokens([part for parts in camel_parts(query).values() for part in parts
-                        if part not in ENGLISH_STOPWORDS])
+    return _part_stems([part for parts in camel_parts(query).values() for part in parts], ENGLISH_STOPWORDS)
+
+
+def _part_stems(parts: Iterable[str], stopwords: Container[str]) -> list[str]:
+    return stem_tokens([part for part in parts if part not in stopwords])
 
 
 class Bm25Postings:

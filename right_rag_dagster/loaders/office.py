@@ -111,8 +111,12 @@ def _source(path: Path):  # noqa: ANN202 (a path, or Docling's DocumentStream)
     and its layout tables unwrapped, or a Markdown file with its HTML ``<pre>`` blocks made code fences."""
     suffix = path.suffix.lower()
     if suffix in MARKDOWN_SUFFIXES:
-        fenced = fence_pre_blocks(path.read_text(encoding="utf-8", errors="replace"))
-        return str(path) if fenced is None else _stream(path, fenced.encode("utf-8"))
+        original = path.read_text(encoding="utf-8", errors="replace")
+        markdown = original
+        for rewrite in (with_front_matter_title, fence_pre_blocks):
+            rewritten = rewrite(markdown)
+            markdown = markdown if rewritten is None else rewritten
+        return str(path) if markdown is original else _stream(path, markdown.encode("utf-8"))
     if suffix not in HTML_SUFFIXES:
         return str(path)
     page = original = path.read_bytes()
@@ -199,6 +203,28 @@ def fence_pre_blocks(markdown: str) -> str | None:
         out += [markdown[position:block.start()], f"{fence}\n{body}\n{fence}"]
         position = block.end()
     return "".join(out + [markdown[position:]])
+
+
+_FRONT_MATTER = re.compile(r"\A(?:\ufeff)?---[ \t]*\n(?P<fields>(?:.*\n)*?)(?:---|\.\.\.)[ \t]*(?:\n|\Z)")
+_TITLE_FIELD = re.compile(r"^title:[ \t]*(?P<quote>[\"']?)(?P<title>[^\n]*?\S)(?P=quote)[ \t]*$", re.MULTILINE)
+_LEVEL_ONE = re.compile(r"^[ \t]{0,3}#[ \t]+\S|^[ \t]{0,3}\S[^\n]*\n[ \t]{0,3}=+[ \t]*$", re.MULTILINE)
+
+
+def with_front_matter_title(markdown: str) -> str | None:
+    """``markdown`` with its YAML front matter (Jekyll, Hugo, MkDocs: ``---``, ``title: Dependency Selectors``,
+    ``---``) as a fenced block, under a ``#`` heading of its ``title`` when the page has no heading of that level (the
+    title is the heading such sites render); None without front matter. Docling read the block as a setext heading
+    ("## ", then the fields run together), so the page's first section ("### Description") was taken for its title."""
+    block = _FRONT_MATTER.match(markdown)
+    if block is None:
+        return None
+    fields, body = block.group("fields"), markdown[block.end():].lstrip("\n")
+    title = _TITLE_FIELD.search(fields)
+    fences = fenced_spans(body)
+    headed = any(not inside(fences, m.start()) for m in _LEVEL_ONE.finditer(body))
+    heading = f"# {title.group('title')}\n\n" if title and not headed else ""
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", fields)), default=0))
+    return f"{heading}{fence}yaml\n{fields}{fence}\n\n{body}"
 
 
 _TITLE_TAG = re.compile(rb"<title\b[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)

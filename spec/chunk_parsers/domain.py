@@ -34,7 +34,9 @@ MAX_CHARS = 1200
 WHOLE_CHARS = 1500
 MIN_CHARS = 250
 MIN_OWN_CHARS = 40
-SKIP_ROLES = {"navigation"}
+SKIP_ROLES = {"navigation", "furniture"}
+"""Units never chunked: a table of contents, a man page's header line (which, 50 characters of the page's name,
+outranked its sections for questions naming the page)."""
 RECORD_TYPES = {"change", "header_stanza", "files_stanza", "license_stanza"}
 """Unit types that are independent entries of a list (a change log's changes, a copyright file's stanzas): each
 is chunked on its own, never merged into its parent's chunk, so one entry's words do not rank its neighbours."""

@@ -320,7 +320,8 @@ def is_next_number(previous: tuple[int, ...] | None, candidate: tuple[int, ...])
 class Node:
     """A unit while a parser builds the tree (mutable); ``to_parsed`` turns it into a ``ParsedUnit``.
 
-    ``in_path=False`` keeps a layout-only unit (a page passage) out of its descendants' heading path.
+    ``in_path=False`` keeps a unit without a heading of its own (a page passage, the text between a section's
+    entries: "Paragraph") out of its own and its descendants' heading path: its chunks and citations name its section.
     """
 
     key: str

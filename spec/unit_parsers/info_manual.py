@@ -154,7 +154,8 @@ def _table_entries(text: str, start: int, end: int) -> list:
         entry_start, entry_end = H.trim(text, lines[first][0], lines[last_body][1])
         gap_start, gap_end = H.trim(text, previous_end, entry_start)
         if gap_end > gap_start:
-            nodes.append(H.Node(H.unique_key("paragraph", seen), "Paragraph", gap_start, gap_end, "paragraph"))
+            nodes.append(H.Node(H.unique_key("paragraph", seen), "Paragraph", gap_start, gap_end, "paragraph",
+                                in_path=False))
         term = ", ".join(" ".join(text[slice(*lines[i])].split()).strip(_QUOTES) for i in range(first, body))
         title = term.removeprefix("-- ") if _DEFINITION.match(text[slice(*lines[first])]) else term
         title = H.shortened(title)
@@ -164,7 +165,8 @@ def _table_entries(text: str, start: int, end: int) -> list:
         previous_end = entry_end
     gap_start, gap_end = H.trim(text, previous_end, end)
     if gap_end > gap_start:
-        nodes.append(H.Node(H.unique_key("paragraph", seen), "Paragraph", gap_start, gap_end, "paragraph"))
+        nodes.append(H.Node(H.unique_key("paragraph", seen), "Paragraph", gap_start, gap_end, "paragraph",
+                            in_path=False))
     return nodes
 
 

@@ -76,7 +76,9 @@ class ManPageParser(UnitParser):
         nodes = []
         start, end = H.trim(text, 0, headings[0][0])
         if end > start:
-            nodes.append(H.Node("header", page, start, end, "front_matter", role="notice",
+            # the header line alone ("tmpfs(5)  File Formats Manual  tmpfs(5)") is page furniture, not text to find
+            role = "furniture" if "\n" not in text[start:end] else "notice"
+            nodes.append(H.Node("header", page, start, end, "front_matter", role=role,
                                 attributes={"heading": page}))
         ends = [s for s, _, _ in headings[1:]] + [len(text)]
         seen: dict[str, int] = {}
@@ -227,7 +229,7 @@ def _entries(text: str, lines: list[tuple[int, int]]) -> list:
                 node.attributes["lead_in"] = lead_in  # read (and found) with the item, as a licence's clauses
             nodes.append(node)
         else:
-            nodes.append(H.Node(H.unique_key("paragraph", seen), "Paragraph", start, end, "paragraph"))
+            nodes.append(H.Node(H.unique_key("paragraph", seen), "Paragraph", start, end, "paragraph", in_path=False))
             lead_in = _lead_in(text[start:end])
     return nodes
 

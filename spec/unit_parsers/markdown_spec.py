@@ -112,16 +112,28 @@ def _title_index(headings: list[re.Match[str]], text: str) -> int:
     """The title heading: the first ``#`` heading, or the last of a run of them (a web page converted to Markdown
     opens with its site's chrome: "## Keyboard shortcuts", "# The rustc book", then the page's "# Target Tier
     Policy", less than ``CHROME_CHARS`` after the book's); without ``#`` headings, the first heading, unless
-    ``LEAD_CHARS`` of text come before it (then -1: no heading is the title)."""
+    ``LEAD_CHARS`` of text come before it (then -1: no heading is the title). A release's heading or a section's name
+    ("Overview", ``_SECTION_NAME``) is no title either (-1)."""
     levels = [len(m.group("hashes")) for m in headings]
     if 1 not in levels:
         lead = len(text[:headings[0].start()].strip()) if headings else 0
-        return -1 if lead >= LEAD_CHARS or _a_release(headings, 0) else 0
+        return -1 if lead >= LEAD_CHARS or _a_release(headings, 0) or _section_name(headings[0]) else 0
     index = levels.index(1)
     while (index + 1 < len(levels) and levels[index + 1] == 1
            and headings[index + 1].start() - headings[index].end() <= CHROME_CHARS):
         index += 1
-    return -1 if _a_release(headings, index) else index
+    return -1 if _a_release(headings, index) or _section_name(headings[index]) else index
+
+
+_SECTION_NAME = re.compile(r"(?:overview|introduction|description|background|summary|abstract|about|usage|synopsis|"
+                           r"preface|getting\s+started|quick\s*start|installation)\W*", re.I)
+"""Headings that name a part of a document, never the document: ALSA UCM's ``DEBUG.md`` opens with "Overview",
+libjpeg-turbo's README with "Background", npm's "Dependency Selectors" page with "Description"; such a heading is a
+section, and the title comes from the page's recorded title, the text's opening or the file's name."""
+
+
+def _section_name(heading: re.Match[str]) -> bool:
+    return _SECTION_NAME.fullmatch(_plain(heading.group("text"))) is not None
 
 
 _RELEASE_HEADING = re.compile(r"(?P<name>[^\d]*[^\W\d_][^\d]*?)[ \t]+v?(?P<version>\d[\w.-]*)"

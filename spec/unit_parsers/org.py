@@ -128,7 +128,7 @@ def _entries(text: str, start: int, end: int) -> list:
 def _paragraph(text: str, start: int, end: int) -> list:
     """The text between entries as one ``paragraph`` unit; none when only blanks are there."""
     s, e = H.trim(text, start, end)
-    return [H.Node("paragraph", "Paragraph", s, e, "paragraph")] if e > s else []
+    return [H.Node("paragraph", "Paragraph", s, e, "paragraph", in_path=False)] if e > s else []
 
 
 def plain(markup: str) -> str:

@@ -129,7 +129,7 @@ def _paragraph(text: str, start: int, end: int) -> list:
     if not lines:
         return []
     s, e = H.trim(text, lines[0][0], lines[-1][1])
-    return [H.Node("paragraph", "Paragraph", s, e, "paragraph")]
+    return [H.Node("paragraph", "Paragraph", s, e, "paragraph", in_path=False)]
 
 
 def _item_title(text: str, start: int, end: int) -> str:

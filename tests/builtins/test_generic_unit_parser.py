@@ -519,3 +519,17 @@ def test_a_first_step_standing_alone_is_no_section_over_the_steps_after_it() -> 
     apart = ("Guide\n=====\n\n1. Overview\n\nText here.\n\nSee also the list:\n\n  1. one\n  2. two\n\n"
              "More prose here.\n\n2. Details\n   run on below\n")  # prose at the margin between: no list of steps
     assert "1. Overview" in [h.title for h in find_headings(apart)]
+
+
+def test_rubrics_and_dropdowns_title_what_follows_them() -> None:
+    """scikit-learn's description of the 20 newsgroups dataset has one underlined heading; its parts are
+    ``.. dropdown:: Usage`` (folded sections) and ``.. rubric:: Recommendation`` (headings outside the contents), and
+    all 10 KB were one section."""
+    units = _parse(TESTS / "fixtures" / "heldout44" / "documents" / "sklearn-twenty_newsgroups.rst")
+    dataset = next(u for u in units if u.topic == "The 20 newsgroups text dataset")
+    assert [u.topic for u in dataset.subunits if u.attributes["unit_type"] == "section"] == [
+        "Usage", "Converting text to vectors", "Filtering text for more realistic training", "Data Considerations",
+        "Recommendation", "Examples"]
+    usage = next(u for u in dataset.subunits if u.topic == "Usage")
+    assert usage.raw_text.startswith(".. dropdown:: Usage") and "fetch_20newsgroups" in usage.raw_text
+    assert [h.title for h in find_headings(".. note:: Mind this\n\nText.\n")] == []  # a note titles nothing

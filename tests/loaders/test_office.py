@@ -21,6 +21,7 @@ from right_rag_dagster.loaders.office import (
     read_with_docling,
     unglue_fences,
     unwrap_layout_tables,
+    with_front_matter_title,
 )
 from tests.conftest import REPO_ROOT
 
@@ -117,6 +118,23 @@ def test_the_title_tag_is_recorded_apart_from_the_text(tmp_path):
     path.write_text("<html><body><h1>No title</h1></body></html>", encoding="utf-8")
     assert html_title(path) is None
     assert "title" not in DefaultDocumentLoader().load_document(path, path.name).metadata
+
+
+def test_front_matter_is_kept_as_a_block_under_its_title(tmp_path):
+    """npm's "Dependency Selectors" page opens with YAML front matter and its first heading is "### Description":
+    Docling read the block as a setext heading ("## ", the fields run together) and the page was titled
+    "Description". The fields stay, as a fenced block, under a ``#`` heading of their title when the page has none;
+    a page with its own ``#`` heading (systemd's) keeps it alone."""
+    from right_rag_dagster.builtins.document_loaders.default import DefaultDocumentLoader
+
+    page = REPO_ROOT / "tests" / "fixtures" / "heldout40" / "documents" / "npm-dependency-selectors.md"
+    text = DefaultDocumentLoader().load_document(page, page.name).text
+    assert text.startswith("# Dependency Selectors\n\n```\ntitle: Dependency Selectors\nsection: 7\n")
+    assert "\n### Description\n" in text and "## \n" not in text
+    own = "---\ntitle: 'Hacking'\nlayout: default\n---\n\nHacking\n=======\n\nText.\n"
+    assert with_front_matter_title(own) == "```yaml\ntitle: 'Hacking'\nlayout: default\n```\n\nHacking\n=======\n\nText.\n"
+    assert with_front_matter_title("---\ntitle: \"A: B\"\n...\n## One\n").startswith("# A: B\n\n```yaml\n")
+    assert with_front_matter_title("Text\n---\ntitle: x\n---\n") is None  # a rule later on is no front matter
 
 
 def test_a_table_of_data_stays_a_table(tmp_path):

@@ -66,6 +66,24 @@ def test_list_items_carry_the_sentence_that_introduces_them(parse) -> None:
     assert "lead_in" not in next(u for u in items if u.topic.startswith("Six four-byte integer values")).attributes
 
 
+def test_the_header_line_is_no_chunk_and_paragraphs_are_named_by_their_section(parse, spec_registry) -> None:
+    """tmpfs(5)'s header line ("tmpfs(5)  File Formats Manual  tmpfs(5)", 51 characters) was a chunk of its own that
+    outranked the page's sections for a question naming the page; the paragraph after DESCRIPTION's list was cited
+    as "DESCRIPTION > Paragraph"."""
+    from right_rag_dagster.pipeline.steps import chunk_units
+
+    document, units = parse("man-page", REPO_ROOT / "tests" / "fixtures" / "heldout44" / "documents" / "tmpfs.5.txt")
+    assert units[0].attributes["role"] == "furniture" and units[0].raw_text.count("\n") == 0
+    lost = next(u for u in walk_units(units) if u.raw_text.startswith("If a tmpfs filesystem is unmounted"))
+    assert lost.topic == "Paragraph" and lost.attributes["hierarchy"] == ["DESCRIPTION"]
+    chunks = chunk_units(document, units, spec_registry.create("chunk_parsers", "domain"))
+    assert min(c.source_start for c in chunks) > units[0].source_end
+    assert [c for c in chunks if c.unit_id == lost.id][0].fulltext.split("\n")[1] == "DESCRIPTION"
+    # a header over more than its line (a typeset page's) stays a notice, and is chunked
+    _, typeset = parse("man-page", FAMILIES / "ls.1.pdf")
+    assert typeset[0].attributes["unit_type"] == "front_matter"
+
+
 def test_title_case_headings_at_the_margin_are_sections(parse) -> None:
     """pyenv(1) has "How It Works", "Advanced Configuration" and "Command Reference" at the left margin, as groff
     sets every ``.SH``; read as capitals only, they were subsections of COMPARISON, and ``pyenv local`` sat under

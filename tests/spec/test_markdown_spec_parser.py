@@ -150,3 +150,18 @@ def test_a_contents_heading_over_the_links_is_front_matter_not_a_parent(parse) -
         ("Front matter", "front_matter"), ("Contents", "table_of_contents"), ("Description", "section")]
     version = next(u for u in walk_units(units) if u.topic == "lockfileVersion")
     assert version.attributes["hierarchy"] == ["File Format", "lockfileVersion"]
+
+
+@pytest.mark.parametrize(("folder", "name", "title", "first"), [
+    ("heldout44", "alsa-ucm2-DEBUG.md", "alsa ucm2 DEBUG", "Overview"),
+    ("heldout18", "libjpeg-turbo-README.md", "libjpeg turbo README", "Background"),
+    ("heldout40", "npm-dependency-selectors.md", "Dependency Selectors", "Description"),
+])
+def test_a_heading_that_names_a_part_is_no_title(parse, folder: str, name: str, title: str, first: str) -> None:
+    """ALSA UCM's DEBUG.md opens with "Overview" over "-----" and has no other title: it was titled "Overview" and its
+    first section was "Front matter". A section's name is a section; the title comes from the front matter, the
+    opening or the file's name."""
+    document, units = parse("markdown-spec", REPO_ROOT / "tests" / "fixtures" / folder / "documents" / name)
+    check_tree(document, units)
+    assert units[0].attributes["document_title"] == title
+    assert first in [u.topic for u in units] and units[0].topic != "Front matter" or units[1].topic == first

@@ -3,12 +3,13 @@
 Never selected by default and never routed to beside the domain parsers: a project enables it with
 ``[right-rag.pipeline] fallback_unit_parser = "generic"`` and it then takes only the documents every domain
 parser declines. It reads the structure the text shows without knowing the family: headings (Markdown ``#``,
-underlined, numbered ``2.1.``, ``Chapter 3``, ``IV. Writing``, short capitalised or ``Label:`` lines, and the lines
-a table of contents lists, nested by its indentation) nest in the order their styles first appear; inside a section, each blank-line separated block is a ``stanza``
-(``Field: value`` lines), a ``definition`` (a term line over an indented body) or a ``paragraph``, except that a
-FAQ's ``Q:`` block and the ``A:`` block after it, with the blocks up to the next ``Q:``, are one ``question``, and
-so is a block that is one line asking a question, with the blocks up to the next such line, where a section has at
-least two of them each followed by an answer. A rule standing alone between blank lines (``********``, ``----``)
+underlined, numbered ``2.1.``, ``Chapter 3``, ``IV. Writing``, short capitalised or ``Label:`` lines,
+reStructuredText's ``.. rubric::`` and ``.. dropdown::`` titles, and the lines a table of contents lists, nested by
+its indentation) nest in the order their styles first appear; inside a section, each blank-line separated block is a
+``stanza`` (``Field: value`` lines), a ``definition`` (a term line over an indented body) or a ``paragraph``, except
+that a FAQ's ``Q:`` block and the ``A:`` block after it, with the blocks up to the next ``Q:``, are one
+``question``, and so is a block that is one line asking a question, with the blocks up to the next such line, where a
+section has at least two of them each followed by an answer. A rule standing alone between blank lines (``********``, ``----``)
 that a document repeats separates entries (ncurses' FAQ; a licence file that appends the licences of code it
 bundles): each entry is a section named by its first sentence.
 """
@@ -54,6 +55,9 @@ _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
 _LABEL = re.compile(r"^[A-Z][\w ()/,'-]{0,50}:$")
 _CAPS = re.compile(r"^[A-Z][A-Z0-9 ,&'/()-]{3,60}$")
 _FIELD = re.compile(r"^[A-Za-z][\w-]{0,40}:(?:[ \t]|$)")
+_TITLED_DIRECTIVE = re.compile(r"^\.\.[ \t]+(?:rubric|dropdown|topic)::[ \t]+(?P<title>\S.{0,98}?)[ \t]*$")
+"""A reStructuredText directive that titles what follows it: Sphinx's ``.. rubric:: Examples`` (a heading outside the
+table of contents), sphinx-design's ``.. dropdown:: Usage`` (a section shown folded), ``.. topic:: Title``."""
 _BLANK_RUN = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
 _RULE = re.compile(r"^([*=\-~#_+])\1{3,}$")
 MIN_RULES = 2
@@ -141,8 +145,11 @@ def find_headings(text: str) -> list[Heading]:
         if atx and _TOOL_MARKER.match(atx.group(2)):
             continue
         numbered = _NUMBERED.match(stripped)
+        titled = _TITLED_DIRECTIVE.match(line)
         if atx:
             found.append(Heading(start, end, atx.group(2), f"atx{len(atx.group(1))}"))
+        elif titled:
+            found.append(Heading(start, end, titled.group("title"), "directive"))
         elif not above and (_UNDERLINE.match(below) and len(below) >= max(3, len(stripped) - MAX_UNDERLINE_SLACK)
                             and not _rule_under_sentence(stripped, below)
                             or _short_underline(stripped, below, text, lines, index)):

@@ -113,7 +113,7 @@ def _source(path: Path):  # noqa: ANN202 (a path, or Docling's DocumentStream)
     if suffix in MARKDOWN_SUFFIXES:
         original = path.read_text(encoding="utf-8", errors="replace")
         markdown = original
-        for rewrite in (with_front_matter_title, fence_pre_blocks):
+        for rewrite in (fence_pre_blocks, with_front_matter_title):  # a "# line" in a <pre> block is code
             rewritten = rewrite(markdown)
             markdown = markdown if rewritten is None else rewritten
         return str(path) if markdown is original else _stream(path, markdown.encode("utf-8"))
@@ -206,23 +206,34 @@ def fence_pre_blocks(markdown: str) -> str | None:
 
 
 _FRONT_MATTER = re.compile(r"\A(?:\ufeff)?---[ \t]*\n(?P<fields>(?:.*\n)*?)(?:---|\.\.\.)[ \t]*(?:\n|\Z)")
-_TITLE_FIELD = re.compile(r"^title:[ \t]*(?P<quote>[\"']?)(?P<title>[^\n]*?\S)(?P=quote)[ \t]*$", re.MULTILINE)
 _LEVEL_ONE = re.compile(r"^[ \t]{0,3}#[ \t]+\S|^[ \t]{0,3}\S[^\n]*\n[ \t]{0,3}=+[ \t]*$", re.MULTILINE)
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
 def with_front_matter_title(markdown: str) -> str | None:
     """``markdown`` with its YAML front matter (Jekyll, Hugo, MkDocs: ``---``, ``title: Dependency Selectors``,
     ``---``) as a fenced block, under a ``#`` heading of its ``title`` when the page has no heading of that level (the
-    title is the heading such sites render); None without front matter. Docling read the block as a setext heading
-    ("## ", then the fields run together), so the page's first section ("### Description") was taken for its title."""
+    title is the heading such sites render); None without front matter (fields that YAML reads as a mapping: a page
+    that opens with a rule over its own text has none). Docling read the block as a setext heading ("## ", then the
+    fields run together), so the page's first section ("### Description") was taken for its title."""
+    import yaml
+
     block = _FRONT_MATTER.match(markdown)
     if block is None:
         return None
     fields, body = block.group("fields"), markdown[block.end():].lstrip("\n")
-    title = _TITLE_FIELD.search(fields)
-    fences = fenced_spans(body)
-    headed = any(not inside(fences, m.start()) for m in _LEVEL_ONE.finditer(body))
-    heading = f"# {title.group('title')}\n\n" if title and not headed else ""
+    try:
+        data = yaml.safe_load(fields)
+    except yaml.YAMLError:
+        return None
+    if not isinstance(data, dict) or not data:
+        return None
+    title = data.get("title")
+    title = " ".join(title.split()) if isinstance(title, str) else ""
+    shown = _HTML_COMMENT.sub("", body)
+    fences = fenced_spans(shown)
+    headed = any(not inside(fences, m.start()) for m in _LEVEL_ONE.finditer(shown))
+    heading = f"# {title}\n\n" if title and not headed else ""
     fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", fields)), default=0))
     return f"{heading}{fence}yaml\n{fields}{fence}\n\n{body}"
 

@@ -321,7 +321,8 @@ class Node:
     """A unit while a parser builds the tree (mutable); ``to_parsed`` turns it into a ``ParsedUnit``.
 
     ``in_path=False`` keeps a unit without a heading of its own (a page passage, the text between a section's
-    entries: "Paragraph") out of its own and its descendants' heading path: its chunks and citations name its section.
+    entries: "Paragraph") out of its own and its descendants' ``hierarchy``: its chunks' headers name its section
+    (the stored section path, from the topics, still ends with its topic).
     """
 
     key: str

@@ -77,9 +77,9 @@ class ManPageParser(UnitParser):
         start, end = H.trim(text, 0, headings[0][0])
         if end > start:
             # the header line alone ("tmpfs(5)  File Formats Manual  tmpfs(5)") is page furniture, not text to find
-            role = "furniture" if "\n" not in text[start:end] else "notice"
-            nodes.append(H.Node("header", page, start, end, "front_matter", role=role,
-                                attributes={"heading": page}))
+            alone = "\n" not in text[start:end]
+            nodes.append(H.Node("header", page, start, end, "front_matter", role="furniture" if alone else "notice",
+                                attributes={"heading": page, **({"furniture_chars": end - start} if alone else {})}))
         ends = [s for s, _, _ in headings[1:]] + [len(text)]
         seen: dict[str, int] = {}
         for (h_start, h_end, title_text), region_end in zip(headings, ends):

@@ -117,23 +117,27 @@ def _title_index(headings: list[re.Match[str]], text: str) -> int:
     levels = [len(m.group("hashes")) for m in headings]
     if 1 not in levels:
         lead = len(text[:headings[0].start()].strip()) if headings else 0
-        return -1 if lead >= LEAD_CHARS or _a_release(headings, 0) or _section_name(headings[0]) else 0
+        return -1 if lead >= LEAD_CHARS or not headings or _a_release(headings, 0) or _section_name(headings, 0) else 0
     index = levels.index(1)
     while (index + 1 < len(levels) and levels[index + 1] == 1
            and headings[index + 1].start() - headings[index].end() <= CHROME_CHARS):
         index += 1
-    return -1 if _a_release(headings, index) or _section_name(headings[index]) else index
+    return -1 if _a_release(headings, index) or _section_name(headings, index) else index
 
 
 _SECTION_NAME = re.compile(r"(?:overview|introduction|description|background|summary|abstract|about|usage|synopsis|"
                            r"preface|getting\s+started|quick\s*start|installation)\W*", re.I)
-"""Headings that name a part of a document, never the document: ALSA UCM's ``DEBUG.md`` opens with "Overview",
-libjpeg-turbo's README with "Background", npm's "Dependency Selectors" page with "Description"; such a heading is a
-section, and the title comes from the page's recorded title, the text's opening or the file's name."""
+"""Headings that name a part of a document: ALSA UCM's ``DEBUG.md`` opens with "Overview" and libjpeg-turbo's README
+with "Background", each beside the document's other sections at its level; such a heading is a section, and the title
+comes from the page's recorded title, the text's opening or the file's name."""
 
 
-def _section_name(heading: re.Match[str]) -> bool:
-    return _SECTION_NAME.fullmatch(_plain(heading.group("text"))) is not None
+def _section_name(headings: list[re.Match[str]], index: int) -> bool:
+    """Heading ``index`` names a part (``_SECTION_NAME``) and a later heading has its level: a sibling section. Alone at
+    its level ("# Introduction" over "##" sections, a Hugo page's "# Installation") it names the document."""
+    level = headings[index].group("hashes")
+    return (_SECTION_NAME.fullmatch(_plain(headings[index].group("text"))) is not None
+            and any(m.group("hashes") == level for m in headings[index + 1:]))
 
 
 _RELEASE_HEADING = re.compile(r"(?P<name>[^\d]*[^\W\d_][^\d]*?)[ \t]+v?(?P<version>\d[\w.-]*)"

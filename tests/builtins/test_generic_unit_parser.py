@@ -533,3 +533,11 @@ def test_rubrics_and_dropdowns_title_what_follows_them() -> None:
     usage = next(u for u in dataset.subunits if u.topic == "Usage")
     assert usage.raw_text.startswith(".. dropdown:: Usage") and "fetch_20newsgroups" in usage.raw_text
     assert [h.title for h in find_headings(".. note:: Mind this\n\nText.\n")] == []  # a note titles nothing
+    # a directive before the first heading is front matter; one in a section never parents the next heading
+    text = (".. topic:: Abstract\n\nWhat it is.\n\nGuide\n=====\n\nIntro.\n\n.. rubric:: Summary\n\nShort.\n\n"
+            "Install\n-------\n\nRun it.\n\nUse\n---\n\nCall it.\n")
+    units = build_units(Document("guide.rst", text), GenericUnitParser().parse_document(Document("guide.rst", text)),
+                        "generic")
+    assert units[0].topic == "Front matter" and units[0].raw_text.startswith(".. topic:: Abstract")
+    guide = next(u for u in units if u.topic == "Guide")
+    assert [u.topic for u in guide.subunits if u.attributes["unit_type"] == "section"] == ["Summary", "Install", "Use"]

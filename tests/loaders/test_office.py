@@ -135,6 +135,13 @@ def test_front_matter_is_kept_as_a_block_under_its_title(tmp_path):
     assert with_front_matter_title(own) == "```yaml\ntitle: 'Hacking'\nlayout: default\n```\n\nHacking\n=======\n\nText.\n"
     assert with_front_matter_title("---\ntitle: \"A: B\"\n...\n## One\n").startswith("# A: B\n\n```yaml\n")
     assert with_front_matter_title("Text\n---\ntitle: x\n---\n") is None  # a rule later on is no front matter
+    # a page that opens with a rule over its own title and tagline has no front matter: its heading stays a heading
+    assert with_front_matter_title("---\n\n# Frobnicator\n\nConverts widgets.\n\n---\n\n## Install\n") is None
+    assert with_front_matter_title("---\nSome intro text\n...\nmore\n") is None
+    folded = with_front_matter_title("---\ntitle: >-\n  Long\n  name # not a comment\nweight: 2\n---\n## One\n")
+    assert folded.startswith("# Long name # not a comment\n\n```yaml\n")
+    commented = "---\ntitle: T\n---\n<!--\n# not shown\n-->\n\n## One\n"
+    assert with_front_matter_title(commented).startswith("# T\n")  # a "# line" in a comment is no heading
 
 
 def test_a_table_of_data_stays_a_table(tmp_path):

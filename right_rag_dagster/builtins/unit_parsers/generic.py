@@ -3,15 +3,16 @@
 Never selected by default and never routed to beside the domain parsers: a project enables it with
 ``[right-rag.pipeline] fallback_unit_parser = "generic"`` and it then takes only the documents every domain
 parser declines. It reads the structure the text shows without knowing the family: headings (Markdown ``#``,
-underlined, numbered ``2.1.``, ``Chapter 3``, ``IV. Writing``, short capitalised or ``Label:`` lines,
-reStructuredText's ``.. rubric::`` and ``.. dropdown::`` titles, and the lines a table of contents lists, nested by
-its indentation) nest in the order their styles first appear; inside a section, each blank-line separated block is a
-``stanza`` (``Field: value`` lines), a ``definition`` (a term line over an indented body) or a ``paragraph``, except
-that a FAQ's ``Q:`` block and the ``A:`` block after it, with the blocks up to the next ``Q:``, are one
-``question``, and so is a block that is one line asking a question, with the blocks up to the next such line, where a
-section has at least two of them each followed by an answer. A rule standing alone between blank lines (``********``, ``----``)
-that a document repeats separates entries (ncurses' FAQ; a licence file that appends the licences of code it
-bundles): each entry is a section named by its first sentence.
+underlined, numbered ``2.1.``, ``Chapter 3``, ``IV. Writing``, short capitalised or ``Label:`` lines, and the lines
+a table of contents lists, nested by its indentation) nest in the order their styles first appear, and after the
+first of them reStructuredText's ``.. rubric::``, ``.. dropdown::`` and ``.. topic::`` titles head parts of their
+section; inside a section, each blank-line separated block is a ``stanza`` (``Field: value`` lines), a
+``definition`` (a term line over an indented body) or a ``paragraph``, except that a FAQ's ``Q:`` block and the
+``A:`` block after it, with the blocks up to the next ``Q:``, are one ``question``, and so is a block that is one
+line asking a question, with the blocks up to the next such line, where a section has at least two of them each
+followed by an answer. A rule standing alone between blank lines (``********``, ``----``) that a document repeats
+separates entries (ncurses' FAQ; a licence file that appends the licences of code it bundles): each entry is a
+section named by its first sentence.
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
 _LABEL = re.compile(r"^[A-Z][\w ()/,'-]{0,50}:$")
 _CAPS = re.compile(r"^[A-Z][A-Z0-9 ,&'/()-]{3,60}$")
 _FIELD = re.compile(r"^[A-Za-z][\w-]{0,40}:(?:[ \t]|$)")
+DIRECTIVE_LEVEL = 1_000
+"""The depth of a ``_TITLED_DIRECTIVE`` heading: below every other heading, so the next heading of any style ends it."""
 _TITLED_DIRECTIVE = re.compile(r"^\.\.[ \t]+(?:rubric|dropdown|topic)::[ \t]+(?P<title>\S.{0,98}?)[ \t]*$")
 """A reStructuredText directive that titles what follows it: Sphinx's ``.. rubric:: Examples`` (a heading outside the
 table of contents), sphinx-design's ``.. dropdown:: Usage`` (a section shown folded), ``.. topic:: Title``."""
@@ -186,7 +189,10 @@ def find_headings(text: str) -> list[Heading]:
         found += one_word
     fences = _fences(text)  # a "# comment" in a code block is no heading
     found = sorted(found + _listed(text, lines, {h.start for h in found}), key=lambda h: h.start)
-    return [heading for heading in found if not inside(fences, heading.start)]
+    found = [heading for heading in found if not inside(fences, heading.start)]
+    first = next((h.start for h in found if h.style != "directive"), None)
+    # a directive before the first heading (".. topic:: Abstract" over the title) is part of the front matter
+    return [h for h in found if h.style != "directive" or first is not None and h.start > first]
 
 
 @dataclass(frozen=True)
@@ -501,6 +507,8 @@ def _nest(headings: list[Heading], text_end: int) -> list[_Section]:
         level = levels[heading.style]
         if heading.numbering and numbered_levels:  # numbered headings nest by their numbering
             level = numbered_levels[0] + heading.numbering.count(".")
+        if heading.style == "directive":  # a rubric titles a part of its section, never a parent of headings
+            level = DIRECTIVE_LEVEL
         section = _Section(heading, level, region_end)
         while stack and stack[-1].level >= level:
             stack.pop()

@@ -6,11 +6,12 @@ import importlib.abc
 import re
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from io import BytesIO
 from pathlib import Path
+from typing import TypeVar
 
 from ..core.markdown import fenced_spans, inside, opens_fence
 from ..errors import DocumentRejected
@@ -108,22 +109,31 @@ def unglue_fences(markdown: str) -> str:
 
 def _source(path: Path):  # noqa: ANN202 (a path, or Docling's DocumentStream)
     """What Docling converts: the file, an HTML page cut to its main content with its ``<pre>`` blocks made plain text
-    and its layout tables unwrapped, or a Markdown file with its HTML ``<pre>`` blocks made code fences."""
+    and its layout tables unwrapped, or a Markdown file with its HTML ``<pre>`` blocks made code fences and its front
+    matter a fenced block (``with_front_matter_title``)."""
     suffix = path.suffix.lower()
     if suffix in MARKDOWN_SUFFIXES:
         original = path.read_text(encoding="utf-8", errors="replace")
-        markdown = original
-        for rewrite in (fence_pre_blocks, with_front_matter_title):  # a "# line" in a <pre> block is code
-            rewritten = rewrite(markdown)
-            markdown = markdown if rewritten is None else rewritten
+        # the <pre> blocks first: a "# line" in one is code, no level-one heading beside the front matter's title
+        markdown = _rewritten(original, (fence_pre_blocks, with_front_matter_title))
         return str(path) if markdown is original else _stream(path, markdown.encode("utf-8"))
     if suffix not in HTML_SUFFIXES:
         return str(path)
-    page = original = path.read_bytes()
-    for rewrite in (main_content, plain_pre_blocks, unwrap_layout_tables):
-        rewritten = rewrite(page)
-        page = page if rewritten is None else rewritten
+    original = path.read_bytes()
+    page = _rewritten(original, (main_content, plain_pre_blocks, unwrap_layout_tables))
     return str(path) if page is original else _stream(path, page)
+
+
+_Text = TypeVar("_Text", str, bytes)
+
+
+def _rewritten(source: _Text, rewrites: Iterable[Callable[[_Text], _Text | None]]) -> _Text:
+    """``source`` through each rewrite in turn; a rewrite that returns None leaves it as it was (the same object
+    when none applies, so the caller can hand Docling the file itself)."""
+    for rewrite in rewrites:
+        rewritten = rewrite(source)
+        source = source if rewritten is None else rewritten
+    return source
 
 
 _MAIN_TAG = re.compile(rb"<main\b|\brole\s*=\s*[\"']?main\b", re.IGNORECASE)
@@ -199,7 +209,7 @@ def fence_pre_blocks(markdown: str) -> str | None:
     out, position = [], 0
     for block in blocks:
         body = html.unescape(_INLINE_TAG.sub("", block.group("body"))).strip("\n")
-        fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", body)), default=0))
+        fence = _fence_for(body)
         out += [markdown[position:block.start()], f"{fence}\n{body}\n{fence}"]
         position = block.end()
     return "".join(out + [markdown[position:]])
@@ -234,8 +244,13 @@ def with_front_matter_title(markdown: str) -> str | None:
     fences = fenced_spans(shown)
     headed = any(not inside(fences, m.start()) for m in _LEVEL_ONE.finditer(shown))
     heading = f"# {title}\n\n" if title and not headed else ""
-    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", fields)), default=0))
+    fence = _fence_for(fields)
     return f"{heading}{fence}yaml\n{fields}{fence}\n\n{body}"
+
+
+def _fence_for(text: str) -> str:
+    """A backquote fence that ``text`` cannot close: three, or one more than its longest run of backquotes."""
+    return "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
 
 
 _TITLE_TAG = re.compile(rb"<title\b[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)

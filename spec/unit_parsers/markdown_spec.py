@@ -114,10 +114,12 @@ def _title_index(headings: list[re.Match[str]], text: str) -> int:
     Policy", less than ``CHROME_CHARS`` after the book's); without ``#`` headings, the first heading, unless
     ``LEAD_CHARS`` of text come before it (then -1: no heading is the title). A release's heading or a section's name
     ("Overview", ``_SECTION_NAME``) is no title either (-1)."""
+    if not headings:
+        return -1
     levels = [len(m.group("hashes")) for m in headings]
     if 1 not in levels:
-        lead = len(text[:headings[0].start()].strip()) if headings else 0
-        return -1 if lead >= LEAD_CHARS or not headings or _a_release(headings, 0) or _section_name(headings, 0) else 0
+        lead = len(text[:headings[0].start()].strip())
+        return -1 if lead >= LEAD_CHARS or _a_release(headings, 0) or _section_name(headings, 0) else 0
     index = levels.index(1)
     while (index + 1 < len(levels) and levels[index + 1] == 1
            and headings[index + 1].start() - headings[index].end() <= CHROME_CHARS):

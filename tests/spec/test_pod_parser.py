@@ -37,7 +37,7 @@ def test_list_items_are_units_and_nested_lists_stay_in_their_item(parse) -> None
     assert [u.topic for u in methods.subunits] == ["Paragraph", "Store (method 0)", "Deflate (method 8)",
                                                    "Bzip2 (method 12)", "Lzma (method 14)"]
     assert all(u.attributes["unit_type"] == "list_item" for u in methods.subunits[1:])
-    # the text before the list has no heading of its own: it is cited by its section's
+    # the text before the list has no heading of its own: its chunks are headed by its section's path
     assert methods.subunits[0].attributes["hierarchy"] == methods.attributes["hierarchy"]
     assert methods.subunits[2].raw_text.startswith("=item * Deflate (method 8)\n\nThis is the default compression")
     # a numbered item with no label of its own is titled by its paragraph's first words

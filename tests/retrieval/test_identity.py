@@ -69,6 +69,55 @@ def test_a_possessive_inside_a_name_is_read_through() -> None:
     assert "parse_date" not in said.lexical and "date input formats" in said.lexical
 
 
+def test_a_possessive_after_a_determiner_is_a_common_nouns() -> None:
+    """system(3) is named ``system s`` like dash's copyright file, yet "my system's gamma" (a heldout8 question
+    about libpng) is about the reader's computer: after "my", "the", "a" and the like a possessive names nothing."""
+    system = document_names("system.3.txt", "SYSTEM(3)\n\nNAME\n       system - execute a shell command\n")
+    assert ("system", "s") in system.names
+    assert named_documents("What does system's return value mean when no shell ran?", [system]) == {
+        "system.3.txt": "system s"}
+    for question in ("What display gamma should I assume if I don't know my system's gamma?",
+                     "Is the system's clock kept in UTC?", "How does a system's init start getty?",
+                     "Which of your system's users may run it?"):
+        assert named_documents(question, [system]) == {}, question
+    dash = document_names("dash.copyright", (HELDOUT / "dash.copyright").read_text(encoding="utf-8"))
+    assert named_documents("Under which licence is the dash's mksignames.c?", [dash]) == {}
+    assert named_documents("Why is dash's mksignames.c under GPL-2+?", [dash]) == {"dash.copyright": "dash s"}
+
+
+def test_a_man_pages_header_line_names_the_page_not_its_manual() -> None:
+    """"epoll(7)  Miscellaneous Information Manual  epoll(7)" made epoll(7) the "MIME" (the acronym of the manual's
+    name and the page's): questions on MIME types ranked it first. The page is named by its name."""
+    epoll = document_names("epoll.7.txt", "epoll(7)\t       Miscellaneous Information Manual\t\t      epoll(7)\n\n"
+                                          "NAME\n       epoll - I/O event notification facility\n")
+    assert epoll.title == "epoll" and {" ".join(name) for name in epoll.names} == {"epoll 7", "epoll s"}
+    assert named_documents("What is the default weight of a glob pattern for a MIME type?", [epoll]) == {}
+
+
+def test_a_titles_acronym_names_its_document_only_in_capitals() -> None:
+    """A title's acronym can be a word: NumPy's "A guide to masked arrays in NumPy" is the "MAN", Temurin's
+    "Notices for Eclipse Temurin" the "NET". Said in lower case ("man-db", "the .net runtime") it names nothing; an
+    acronym the file name says (``GPL-2.txt``) is a name however it is written."""
+    guide = document_names("numpy-ma-README.rst", "A guide to masked arrays in NumPy\n=================\n")
+    assert "man" in guide.capitals
+    assert named_documents("Why does man-db store formatted manual pages on disk?", [guide]) == {}
+    assert named_documents("What does the MAN guide say of fill values?", [guide]) == {"numpy-ma-README.rst": "man"}
+    gpl2 = document_names("GPL-2.txt", (HELDOUT / "GPL-2.txt").read_text(encoding="utf-8"))
+    assert "gpl" not in gpl2.capitals
+    assert named_documents("what does gpl v2 say about patents?", [gpl2]) == {"GPL-2.txt": "gpl 2"}
+
+
+def test_a_name_three_documents_share_names_none_of_them() -> None:
+    """Three FAQs titled "Frequently asked questions" are each the "FAQ": "Git's FAQ says ..." names none of them,
+    and the word counts in every document as any word does (not only in theirs, as a licence's versions' name)."""
+    faqs = [document_names(f"{name}-faq.rst", "Frequently asked questions\n==========================\n")
+            for name in ("chardet", "charset-normalizer", "xz")]
+    said = identify("Git's FAQ says raising http.postBuffer rarely helps. What does it cost?", faqs)
+    assert said.named == {} and said.versions == {} and "FAQ" in said.lexical
+    assert named_documents("What does the chardet FAQ say of speed?", faqs) == {"chardet-faq.rst": "chardet faq"}
+    assert set(named_documents("What does the FAQ say?", faqs[:2])) == {"chardet-faq.rst", "charset-normalizer-faq.rst"}
+
+
 def test_a_record_file_is_also_named_by_its_upstream_name() -> None:
     talloc = document_names("libtalloc2.copyright", "Format: https://www.debian.org/doc/packaging-manuals/copyright-"
                             "format/1.0/\nUpstream-Name: talloc\nSource: http://talloc.samba.org/\n\nFiles: *\n")

@@ -31,7 +31,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-NAMES_VERSION = "4"
+NAMES_VERSION = "5"
 """Changes with these rules (names are derived when needed, so nothing stored has to be rebuilt)."""
 
 HEAD_CHARS = 1500
@@ -50,6 +50,9 @@ _FIELD_LINE = re.compile(r"^[A-Za-z][\w-]*:(\s|$)")
 _DECORATION = re.compile(r"^[\s#*_=~`>|+•»«-]+|[\s#*_=~`|+•»«-]+$")
 _NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[ivxlc]+\.)\s+", re.IGNORECASE)
 _VERSION = re.compile(r"\b(?:version|release|revision|v)\.?\s*(\d+(?:\.\d+)*)", re.IGNORECASE)
+_MAN_HEADER = re.compile(r"^(\S+)\((\d\w*)\)\s.*\s\1\(\2\)$", re.IGNORECASE)
+"""A manual page's header line, "epoll(7)  Miscellaneous Information Manual  epoll(7)": the page is named by its
+name; the manual's name between is no title (its acronym, "mime", named epoll(7) in questions about MIME types)."""
 _NAME_FIELD = re.compile(r"^(?:Upstream-Name|Name):[ \t]*(\S[^\n]*)$", re.MULTILINE | re.IGNORECASE)
 """A record header's name field (DEP-5 ``Upstream-Name``, or ``Name``)."""
 _MIN_ACRONYM_TAIL = 3
@@ -82,6 +85,9 @@ class DocumentNames:
     document_id: str
     title: str
     names: frozenset[tuple[str, ...]]
+    capitals: frozenset[str] = frozenset()
+    """Acronyms made from the title's words ("net" of "Notices for Eclipse Temurin", "man" of "A guide to masked
+    arrays in NumPy"): said alone, they name the document only when the question writes them in capitals."""
 
 
 def document_names(document_id: str, head: str, title: str | None = None) -> DocumentNames:
@@ -91,7 +97,8 @@ def document_names(document_id: str, head: str, title: str | None = None) -> Doc
     if title:
         own = document_names(document_id, head)
         other = document_names(document_id, title)
-        return DocumentNames(document_id, own.title or other.title, own.names | other.names)
+        return DocumentNames(document_id, own.title or other.title, own.names | other.names,
+                             (own.capitals | other.capitals) - _stem_acronyms(own.names | other.names, document_id))
     names: set[tuple[str, ...]] = set()
     title, title_versions = title_line(head[:HEAD_CHARS], _stem_words(document_id))
     title_words = tuple(t for t in name_tokens(title) if not t[0].isdigit())
@@ -118,7 +125,14 @@ def document_names(document_id: str, head: str, title: str | None = None) -> Doc
         names.add(whole)
     for record_name in _record_names(head[:HEAD_CHARS]):
         names.add(record_name if len(record_name) > 1 else record_name + (POSSESSIVE,))
-    return DocumentNames(document_id, title, frozenset(name for name in names if name))
+    names = frozenset(name for name in names if name)
+    return DocumentNames(document_id, title, names, frozenset(acronyms) - _stem_acronyms(names, document_id))
+
+
+def _stem_acronyms(names: frozenset[tuple[str, ...]], document_id: str) -> frozenset[str]:
+    """The one-word names the file name itself says (``GPL-2.txt``'s ``gpl``): no capitals needed for those."""
+    stem_base, _ = _split_version(name_tokens(_file_names(document_id)[0]))
+    return frozenset(stem_base) if len(stem_base) == 1 and stem_base in names else frozenset()
 
 
 def title_line(head: str, stem_words: frozenset[str] = frozenset()) -> tuple[str, tuple[str, ...]]:
@@ -130,6 +144,8 @@ def title_line(head: str, stem_words: frozenset[str] = frozenset()) -> tuple[str
     lines = [line for line in (_clean(raw) for raw in head.splitlines()) if line]
     if not lines or _FIELD_LINE.match(lines[0]):
         return "", ()
+    if man_page := _MAN_HEADER.match(lines[0]):
+        return man_page.group(1), ()
     order = list(range(len(lines)))
     if stem_words and not _looks_like_title(lines[0]):
         order.sort(key=lambda i: not (stem_words & set(name_tokens(lines[i].replace("_", " ")))))

@@ -24,6 +24,7 @@ Names are derived from the documents' text when needed and kept per store file w
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -98,8 +99,14 @@ def identify(question: str, names: Iterable[DocumentNames]) -> Identified:
     words, places = _name_words(question)
     names = tuple(names)
     found = _found_spans(words, names)
+    if places is not None:
+        found = _without_common_possessives(found, words, places, question)
+        found = _without_lowercase_acronyms(found, words, places, question, names)
     every = _kept_spans(found)
     kept = _without_unversioned(every, words, names)
+    shared = _shared(kept)
+    every = {doc: span for doc, span in every.items() if doc not in shared}
+    kept = {doc: span for doc, span in kept.items() if doc not in shared}
     named = {doc: " ".join(words[a:b]) for doc, (a, b) in kept.items()}
     said = {doc: " ".join(" ".join(words[a:b]) for a, b in found[doc]) for doc in kept}
     spans = set(every.values())
@@ -160,6 +167,60 @@ def _match_at(words: tuple[str, ...], start: int, name: tuple[str, ...]) -> int 
     return position
 
 
+DETERMINERS = frozenset({"the", "a", "an", "my", "your", "our", "their", "his", "her", "its", "this", "that", "each",
+                         "every", "any", "some", "whose"})
+"""Words that open a noun phrase: a possessive inside one is a common noun's ("my system's gamma", "the operating
+system's ICU library", "our build system's packaging step"), where a document's name stands alone ("dash's
+src/mksignames.c", "to run libffi's test suite": system(3) is named ``system s`` as dash's copyright file is
+``dash s``)."""
+_PHRASE_WORDS = re.compile(r"[^\W_][\w'’-]*")
+_PHRASE_BREAK = re.compile(r"[,;:.!?()\[\]\"“”]")
+_MODIFIERS = 3
+"""Words between a determiner and the possessive at most ("the version control system's")."""
+
+
+def _in_noun_phrase(question: str, end: int) -> bool:
+    """Whether the word that ends at ``end`` follows a determiner, with at most ``_MODIFIERS`` words between that
+    are no stopwords (nor across punctuation)."""
+    before = _PHRASE_BREAK.split(question[:end])[-1]
+    for word in reversed(_PHRASE_WORDS.findall(before)[-(_MODIFIERS + 1):]):
+        word = word.casefold()
+        if word in DETERMINERS:
+            return True
+        if word in ENGLISH_STOPWORDS:
+            return False
+    return False
+
+
+def _without_common_possessives(found: dict[str, list[tuple[int, int]]], words: tuple[str, ...],
+                                places: list[tuple[int, int]], question: str) -> dict[str, list[tuple[int, int]]]:
+    """``found`` without the spans of a one-word possessive name said inside a noun phrase (``DETERMINERS``)."""
+    def common(span: tuple[int, int]) -> bool:
+        a, b = span
+        return b - a == 2 and words[b - 1] == POSSESSIVE and _in_noun_phrase(question, places[a][0])
+
+    kept = {doc: [span for span in spans if not common(span)] for doc, spans in found.items()}
+    return {doc: spans for doc, spans in kept.items() if spans}
+
+
+def _without_lowercase_acronyms(found: dict[str, list[tuple[int, int]]], words: tuple[str, ...],
+                                places: list[tuple[int, int]], question: str,
+                                names: Sequence[DocumentNames]) -> dict[str, list[tuple[int, int]]]:
+    """``found`` without the spans that say a title's acronym alone (with or without a version) in lower case:
+    "man-db" is no "MAN", "the .NET runtime" no "NET" (``DocumentNames.capitals``)."""
+    capitals = {doc.document_id: doc.capitals for doc in names if doc.document_id in found and doc.capitals}
+
+    def lowercase_acronym(doc: str, span: tuple[int, int]) -> bool:
+        a, b = span
+        if words[a] not in capitals.get(doc, ()) or not (b - a == 1 or (b - a == 2 and words[a + 1][0].isdigit())):
+            return False
+        letters = re.match(r"[^\W\d_]+", question[places[a][0]:places[a][1]])
+        return not (letters and letters.group(0).isupper())
+
+    kept = {doc: [span for span in spans if not lowercase_acronym(doc, span)] for doc, spans in found.items()}
+    return {doc: spans for doc, spans in kept.items() if spans}
+
+
 def _kept_spans(found: dict[str, list[tuple[int, int]]]) -> dict[str, tuple[int, int]]:
     """Each named document's longest name in the question, the first said of equally long ones (a document's
     names are a set: without that rule, which of "nvidia-settings" and "libxnvctrl0" named it changed with the
@@ -191,6 +252,18 @@ def _without_unversioned(kept: dict[str, tuple[int, int]], words: tuple[str, ...
         if all(found) and all(not (mine & other) for i, mine in enumerate(found) for other in found[i + 1:]):
             dropped.update(docs)
     return {doc: span for doc, span in kept.items() if doc not in dropped}
+
+
+SHARED = 3
+"""Documents one name may say at most: a name that three documents share ("FAQ" of every "Frequently asked
+questions") says which kind of document, not which one."""
+
+
+def _shared(kept: dict[str, tuple[int, int]]) -> set[str]:
+    """The documents of ``kept`` named by a name that ``SHARED`` documents or more are called by: neither named
+    nor treated as versions (the name's words count everywhere, as any word's)."""
+    said = Counter(kept.values())
+    return {doc for doc, span in kept.items() if said[span] >= SHARED}
 
 
 def _inside(span: tuple[int, int], other: tuple[int, int]) -> bool:

@@ -92,12 +92,21 @@ def walk_units(units: Iterable[Unit]) -> Iterator[Unit]:
 
 def unit_paths(units: Iterable[Unit], attribute: str = "topic") -> dict[str, tuple[str, ...]]:
     """Map each unit id to the path of ``attribute`` values from the root: topics give the section path shown
-    in citations, ``"key"`` the identity path that unit ids hash."""
+    in citations, ``"key"`` the identity path that unit ids hash.
+
+    A unit whose parser states its section path (a ``hierarchy`` attribute, a list of strings) has that one in the
+    topics' path: a unit with no heading of its own (the "Paragraph" between a manual section's entries, a page's
+    passage of a section) is cited, and headed, by its section, as the parser's chunk headers are.
+    """
     paths: dict[str, tuple[str, ...]] = {}
     stack = [(unit, ()) for unit in reversed(list(units))]
     while stack:
         unit, prefix = stack.pop()
-        paths[unit.id] = (*prefix, getattr(unit, attribute))
+        stated = unit.attributes.get("hierarchy") if attribute == "topic" else None
+        if isinstance(stated, list) and stated and all(isinstance(part, str) for part in stated):
+            paths[unit.id] = tuple(stated)
+        else:
+            paths[unit.id] = (*prefix, getattr(unit, attribute))
         stack.extend((sub, paths[unit.id]) for sub in reversed(unit.subunits))
     return paths
 

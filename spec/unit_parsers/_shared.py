@@ -321,8 +321,8 @@ class Node:
     """A unit while a parser builds the tree (mutable); ``to_parsed`` turns it into a ``ParsedUnit``.
 
     ``in_path=False`` keeps a unit without a heading of its own (a page passage, the text between a section's
-    entries: "Paragraph") out of its own and its descendants' ``hierarchy``: its chunks' headers name its section
-    (the stored section path, from the topics, still ends with its topic).
+    entries: "Paragraph") out of its own and its descendants' ``hierarchy``: its chunks' headers and its citations
+    (the section path, which follows ``hierarchy``) name its section.
     """
 
     key: str

@@ -205,7 +205,8 @@ def _entries(text: str, lines: list[tuple[int, int]]) -> list:
         # a tag's body is indented under it; a step also runs on over the lines right below it (top(1) wraps one
         # at the number's column)
         while stop < len(content) and stop not in items and (
-                H.indent(text[slice(*content[stop])]) > own or step and _adjacent(text, content[stop - 1], content[stop])):
+                H.indent(text[slice(*content[stop])]) > own or step and _adjacent(text, content[stop - 1], content[stop])
+                or _box_after_lead_in(text, content, stop, term)):
             stop += 1
         pieces.append((first, stop, term))
         following = starts[number + 1][0] if number + 1 < len(starts) else len(content)
@@ -232,6 +233,22 @@ def _entries(text: str, lines: list[tuple[int, int]]) -> list:
             nodes.append(H.Node(H.unique_key("paragraph", seen), "Paragraph", start, end, "paragraph", in_path=False))
             lead_in = _lead_in(text[start:end])
     return nodes
+
+
+_BOX = re.compile(r"^[ \t]*[┌│├└]")
+"""A line of a table man draws with boxes (tbl's ``allbox``)."""
+
+
+def _box_after_lead_in(text: str, content: list[tuple[int, int]], index: int, term: int) -> bool:
+    """Whether line ``index`` is part of a boxed table that the entry's body leads in to ("Format of the timestamp
+    can be any of the following:" over rtcwake(8)'s table of formats, drawn at the tag's column): the table is the
+    entry's, not a paragraph between entries."""
+    if not _BOX.match(text[slice(*content[index])]):
+        return False
+    first = index
+    while first > term + 1 and _BOX.match(text[slice(*content[first - 1])]):
+        first -= 1
+    return first > term + 1 and text[slice(*content[first - 1])].rstrip().endswith(":")
 
 
 def _numbered_items(text: str, content: list[tuple[int, int]], margin: int) -> set[int]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from right_rag_dagster.core.model import Document
-from right_rag_dagster.core.units import build_units, walk_units
+from right_rag_dagster.core.units import build_units, unit_paths, walk_units
 
 from .conftest import FIXTURES, REPO_ROOT
 
@@ -79,9 +79,21 @@ def test_the_header_line_is_no_chunk_and_paragraphs_are_named_by_their_section(p
     chunks = chunk_units(document, units, spec_registry.create("chunk_parsers", "domain"))
     assert min(c.source_start for c in chunks) > units[0].source_end
     assert [c for c in chunks if c.unit_id == lost.id][0].fulltext.split("\n")[1] == "DESCRIPTION"
+    assert unit_paths(units)[lost.id] == ("DESCRIPTION",)  # the section path citations show, as the header
     # a header over more than its line (a typeset page's) stays a notice, and is chunked
     _, typeset = parse("man-page", FAMILIES / "ls.1.pdf")
     assert typeset[0].attributes["unit_type"] == "front_matter"
+
+
+def test_a_boxed_table_an_option_leads_in_to_is_the_options(parse) -> None:
+    """rtcwake(8)'s ``--date`` says "Format of the timestamp can be any of the following:" over a table man draws
+    with boxes at the tag's column: the table was a "Paragraph" between options, apart from its option."""
+    _, units = parse("man-page", REPO_ROOT / "tests" / "fixtures" / "heldout45" / "documents" / "rtcwake.8.txt")
+    options = next(u for u in units if u.topic == "OPTIONS")
+    date = next(u for u in options.subunits if u.topic == "--date timestamp")
+    assert "any of the following:" in date.raw_text and date.raw_text.rstrip().endswith("┘")
+    assert [u.topic for u in options.subunits].count("Paragraph") == 0
+    assert next(u for u in options.subunits if u.topic == "-d, --device device").raw_text.startswith("-d, --device")
 
 
 def test_title_case_headings_at_the_margin_are_sections(parse) -> None:

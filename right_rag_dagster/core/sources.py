@@ -5,7 +5,7 @@ loader) re-parses what that parser parsed, and an edit elsewhere re-parses nothi
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import cache
 from pathlib import Path
 
@@ -55,12 +55,23 @@ def _parsed(path: Path, digest: str) -> tuple[tuple[int, str, tuple[str, ...]], 
     except (SyntaxError, ValueError):
         return ()
     found = []
-    for node in ast.walk(tree):
+    for node in _statements(tree.body):
         if isinstance(node, ast.Import):
             found.extend((0, alias.name, ()) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             found.append((node.level, node.module or "", tuple(alias.name for alias in node.names)))
     return tuple(found)
+
+
+def _statements(body: list[ast.AST]) -> Iterator[ast.AST]:
+    """Every statement of ``body`` and of the blocks nested in it: an import is a statement, so the expressions that
+    make up most of a module's tree need no visit (a third of the time a full ``ast.walk`` takes)."""
+    for node in body:
+        yield node
+        for block in ("body", "orelse", "finalbody", "handlers", "cases"):
+            nested = getattr(node, block, None)
+            if isinstance(nested, list):
+                yield from _statements(nested)
 
 
 def _imported(path: Path, digest: str, package: Path) -> list[Path]:

@@ -35,6 +35,31 @@ def test_the_modules_a_file_imports_are_followed_through_each_other(tmp_path):
     assert [p.relative_to(root).as_posix() for p in found] == ["core/rules.py", "core/words.py", "plugins/parser.py"]
 
 
+def test_imports_inside_any_block_are_followed(tmp_path):
+    """Imports under ``if``, ``try``/``except``/``finally``, ``with``, ``match``, loops and classes count like
+    top-level ones; a name in an expression or a string does not."""
+    root = tmp_path / "mypkg"
+    write(root, "__init__.py", "")
+    names = ["a", "b", "c", "d", "e", "f", "g", "h", "unused"]
+    for name in names:
+        write(root, f"m/{name}.py", "")
+    write(root, "m/__init__.py", "")
+    write(root, "plugin.py", (
+        "import sys\n"
+        "if sys.argv:\n    pass\nelse:\n    import mypkg.m.a\n"
+        "try:\n    from mypkg.m import b\nexcept ImportError:\n    from mypkg.m import c\n"
+        "finally:\n    pass\n"
+        "with open(__file__):\n    from .m import d\n"
+        "match sys.argv:\n    case []:\n        from .m import e\n"
+        "for _ in ():\n    import mypkg.m.f\n"
+        "class K:\n    def method(self):\n        while False:\n            from .m import g\n"
+        "async def run():\n    async with x:\n        from .m import h\n"
+        "TEXT = 'from mypkg.m import unused'\nNAME = __import__('mypkg.m.unused')\n"
+    ))
+    found = {p.relative_to(root).as_posix() for p in sources.package_sources([root / "plugin.py"], root)}
+    assert found == {"plugin.py", "m/__init__.py"} | {f"m/{name}.py" for name in names[:-1]}
+
+
 def test_editing_a_module_the_code_runs_changes_its_version_and_no_other_edit_does(tmp_path):
     root = package(tmp_path)
     plugin = [root / "plugins/parser.py"]

@@ -1,11 +1,11 @@
-"""The held-out sets through the real CLI, as one project: the documents of every set (419, each set's own and its
+"""The held-out sets through the real CLI, as one project: the documents of every set (428, each set's own and its
 distractors) are indexed once, every set's questions are evaluated in one ``evaluate --chunker domain --retriever
 bm25`` run, and each set's hit@1 / hit@5 / MRR@10 are counted from its own questions' first hit ranks. Each floor sits
 a little below what its set measures here (about one and a half questions), so a ranking change that loses two of a
 set's questions at rank 1 fails it.
 
 The figures here are not the per-set figures of ``docs/evaluation.md`` and ``bench/tuning_sets.py``: there each set is
-its own project with only its own distractors; here every set competes with all 419 documents, so most sets score a
+its own project with only its own distractors; here every set competes with all 428 documents, so most sets score a
 little lower (heldout6 0.77 / 0.90 / 0.834 here against 0.90 / 1.00 / 0.946 alone). One index and one evaluation
 replaced one index and one evaluation per set (33 sets: about 190 s of one test worker, then 83-93 s), which kept the
 suite's time growing by about 7 s per round. A set's history (when it was written, what it measured unseen, when it
@@ -14,7 +14,7 @@ sets (``bench/tuning_sets.py`` reads it), the newest fixture stays out until the
 
 ``right-rag`` runs as users run it, a process of its own (the console script, through the reliability harness, in
 an environment without ``RIGHT_RAG_*`` variables), and parses in that process (``workers = 0``): a start of parsing
-workers that import the plugins and Docling again costs more than it saves on 419 documents.
+workers that import the plugins and Docling again costs more than it saves on 428 documents.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ SETS = {
     "heldout12": (31, {"hit@1": 0.50, "hit@5": 0.66, "mrr@10": 0.58}),
     "heldout13": (32, {"hit@1": 0.42, "hit@5": 0.67, "mrr@10": 0.56}),
     "heldout14": (32, {"hit@1": 0.57, "hit@5": 0.76, "mrr@10": 0.68}),
-    "heldout15": (32, {"hit@1": 0.64, "hit@5": 0.79, "mrr@10": 0.74}),
+    "heldout15": (32, {"hit@1": 0.64, "hit@5": 0.79, "mrr@10": 0.72}),
     "heldout16": (32, {"hit@1": 0.45, "hit@5": 0.64, "mrr@10": 0.55}),
     "heldout17": (32, {"hit@1": 0.42, "hit@5": 0.51, "mrr@10": 0.47}),
     "heldout18": (32, {"hit@1": 0.60, "hit@5": 0.76, "mrr@10": 0.70}),
@@ -76,6 +76,7 @@ SETS = {
     "heldout42": (32, {"hit@1": 0.45, "hit@5": 0.60, "mrr@10": 0.52}),
     "heldout43": (32, {"hit@1": 0.39, "hit@5": 0.73, "mrr@10": 0.51}),
     "heldout44": (32, {"hit@1": 0.45, "hit@5": 0.70, "mrr@10": 0.55}),
+    "heldout45": (32, {"hit@1": 0.39, "hit@5": 0.64, "mrr@10": 0.48}),
 }
 """Set -> (questions, floors), measured in the shared project when it held 329 documents (the thirty-third round);
 heldout35's, and those of the four sets that lost a question when its 9 documents joined (heldout12 and heldout14 at
@@ -102,11 +103,14 @@ them when passages began to be indexed with the words of their camel-case names 
 ssh_config(5)'s ``NumberOfPasswordPrompts`` now says "password prompts" and ranks above ``BatchMode``), heldout32's
 hit@5 from 0.64 to 0.61 and heldout41's from 0.76 to 0.73 (21 -> 20 and 25 -> 24: systemd's ``...USec`` property
 names now say "sec", and a File::FcntlLock question went from rank 5 to 6); heldout44's in the 419-document project
-(the forty-third round, with that round's man page header lines left unchunked; 16 / 24 / 0.600 there)."""
+(the forty-third round, with that round's man page header lines left unchunked; 16 / 24 / 0.600 there); heldout45's
+in the 428-document project (the forty-fourth round; 14 / 22 / 0.534 there), where heldout15's MRR@10 floor went from
+0.74 to 0.72 when heldout45's 9 documents joined, before any code changed (0.7396: mock's documentation index, whose
+subject is packaging and testing, put a passage at rank 6 above setuptools' answer on in-tree build backends)."""
 
 
 RUN_TIMEOUT = 1800.0
-"""Seconds one ``right-rag`` run of the 419-document project may take before it counts as a hang (80-160 s)."""
+"""Seconds one ``right-rag`` run of the 428-document project may take before it counts as a hang (80-160 s)."""
 
 
 @pytest.fixture(scope="module")

@@ -94,16 +94,17 @@ def unit_paths(units: Iterable[Unit], attribute: str = "topic") -> dict[str, tup
     """Map each unit id to the path of ``attribute`` values from the root: topics give the section path shown
     in citations, ``"key"`` the identity path that unit ids hash.
 
-    A unit whose parser states its section path (a ``hierarchy`` attribute, a list of strings) has that one in the
-    topics' path: a unit with no heading of its own (the "Paragraph" between a manual section's entries, a page's
-    passage of a section) is cited, and headed, by its section, as the parser's chunk headers are.
+    A unit whose parser states its section path (a ``hierarchy`` attribute: a non-empty list or tuple of strings)
+    has that one in the topics' path: a unit with no heading of its own (the "Paragraph" between a manual section's
+    entries, a page's passage of a section) is cited, and headed, by its section, as the parser's chunk headers are.
+    An empty ``hierarchy`` (such a unit at the top level) leaves the topic.
     """
     paths: dict[str, tuple[str, ...]] = {}
     stack = [(unit, ()) for unit in reversed(list(units))]
     while stack:
         unit, prefix = stack.pop()
         stated = unit.attributes.get("hierarchy") if attribute == "topic" else None
-        if isinstance(stated, list) and stated and all(isinstance(part, str) for part in stated):
+        if isinstance(stated, (list, tuple)) and stated and all(isinstance(part, str) for part in stated):
             paths[unit.id] = tuple(stated)
         else:
             paths[unit.id] = (*prefix, getattr(unit, attribute))

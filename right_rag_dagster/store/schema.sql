@@ -31,7 +31,7 @@ CREATE TABLE units (
     ordinal         INTEGER NOT NULL,      -- pre-order position in the document (for display order only)
     depth           INTEGER NOT NULL,
     key_path        JSON NOT NULL,         -- list of unit keys from the root: the identity path
-    section_path    JSON NOT NULL,         -- list of topics from the root: the citation path
+    section_path    JSON NOT NULL,         -- the citation path: the unit's hierarchy attribute, else its topics from the root
     topic           VARCHAR NOT NULL,
     temporal_topic  VARCHAR,
     fulltext        VARCHAR NOT NULL,

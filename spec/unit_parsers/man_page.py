@@ -183,7 +183,7 @@ def _entries(text: str, lines: list[tuple[int, int]]) -> list:
         if index in items:
             starts.append((index, index))
         elif (H.indent(text[s:e]) == margin and following is not None and index + 1 not in items
-                and H.indent(text[following[0]:following[1]]) > margin
+                and H.indent(text[following[0]:following[1]]) > margin and not _BOX.match(text[s:e])
                 and not text[s:e].rstrip().endswith("{")  # an example program's block, not a tag over its body
                 and not _prose_over_example(text, (s, e), following)):
             first = index  # several tags over one body ("--disabled-login" over "--disabled-password")
@@ -202,14 +202,14 @@ def _entries(text: str, lines: list[tuple[int, int]]) -> list:
     pieces: list[tuple[int, int, int | None]] = []  # (first content index, stop index, the tag's last line or None)
     for number, (first, term) in enumerate(starts):
         stop, own, step = term + 1, H.indent(text[slice(*content[term])]), first in items
+        following = starts[number + 1][0] if number + 1 < len(starts) else len(content)
         # a tag's body is indented under it; a step also runs on over the lines right below it (top(1) wraps one
         # at the number's column)
-        while stop < len(content) and stop not in items and (
+        while stop < following and stop not in items and (
                 H.indent(text[slice(*content[stop])]) > own or step and _adjacent(text, content[stop - 1], content[stop])
                 or _box_after_lead_in(text, content, stop, term)):
             stop += 1
         pieces.append((first, stop, term))
-        following = starts[number + 1][0] if number + 1 < len(starts) else len(content)
         if following > stop:
             pieces.append((stop, following, None))
     nodes = []

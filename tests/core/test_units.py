@@ -109,6 +109,25 @@ def test_walk_units_is_pre_order_across_trees_and_unit_paths_give_section_paths(
     assert paths[units[1].id] == ("Annex",)
 
 
+def test_a_stated_hierarchy_is_the_section_path_and_keys_still_identify():
+    """A unit whose parser states its ``hierarchy`` (a list, or a tuple: JSON reads back a list either way) is cited
+    by it, and its subunits under it; an empty or malformed one leaves the topics' path. Key paths never follow it."""
+    s1 = span("Section 1 Scope. This applies.\n")
+    root = ParsedUnit(topic="Chapter 1", fulltext=TEXT.strip(), source_start=0, source_end=len(TEXT), subunits=[
+        ParsedUnit(topic="Paragraph", key="p1", fulltext=TEXT[s1[0]:s1[1]], source_start=s1[0], source_end=s1[1],
+                   attributes={"hierarchy": ("Chapter 1",)},
+                   subunits=[ParsedUnit(topic="Note", fulltext="This applies.")]),
+        ParsedUnit(topic="Odd", fulltext="x", attributes={"hierarchy": ["Chapter 1", 2]}),
+        ParsedUnit(topic="Empty", fulltext="y", attributes={"hierarchy": []}),
+    ])
+    [chapter_unit] = build_units(DOC, [root], "p")
+    paragraph, odd, empty = chapter_unit.subunits
+    paths = unit_paths([chapter_unit])
+    assert paths[paragraph.id] == ("Chapter 1",) and paths[paragraph.subunits[0].id] == ("Chapter 1", "Note")
+    assert paths[odd.id] == ("Chapter 1", "Odd") and paths[empty.id] == ("Chapter 1", "Empty")
+    assert unit_paths([chapter_unit], "key")[paragraph.id] == ("Chapter 1", "p1")
+
+
 def test_own_span_stops_where_the_first_subunit_starts():
     [root] = build_units(DOC, [chapter()], "p")
     assert own_span(root) == (0, TEXT.index("Section 1"))

@@ -80,6 +80,9 @@ def test_a_possessive_after_a_determiner_is_a_common_nouns() -> None:
                      "Is the system's clock kept in UTC?", "How does a system's init start getty?",
                      "Which of your system's users may run it?"):
         assert named_documents(question, [system]) == {}, question
+    for question in ("Is it true that system's return value is -1 when no shell ran?",  # "that" as a conjunction
+                     "What licence says what system's callers may do?"):  # "what" asks
+        assert named_documents(question, [system]) == {"system.3.txt": "system s"}, question
     dash = document_names("dash.copyright", (HELDOUT / "dash.copyright").read_text(encoding="utf-8"))
     assert named_documents("Under which licence is the dash's mksignames.c?", [dash]) == {}
     assert named_documents("Why is dash's mksignames.c under GPL-2+?", [dash]) == {"dash.copyright": "dash s"}
@@ -116,6 +119,11 @@ def test_a_name_three_documents_share_names_none_of_them() -> None:
     assert said.named == {} and said.versions == {} and "FAQ" in said.lexical
     assert named_documents("What does the chardet FAQ say of speed?", faqs) == {"chardet-faq.rst": "chardet faq"}
     assert set(named_documents("What does the FAQ say?", faqs[:2])) == {"chardet-faq.rst", "charset-normalizer-faq.rst"}
+    # copies of one document (the same names) count once: three packages' GPL-2.txt are still the GPL version 2
+    text = (HELDOUT / "GPL-2.txt").read_text(encoding="utf-8")
+    copies = [document_names(f"pkg{i}/GPL-2.txt", text) for i in range(3)]
+    assert set(named_documents("What does GPL version 2 say about patents?", copies)) == {
+        "pkg0/GPL-2.txt", "pkg1/GPL-2.txt", "pkg2/GPL-2.txt"}
 
 
 def test_a_record_file_is_also_named_by_its_upstream_name() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from right_rag_dagster.core.model import Document
 from right_rag_dagster.core.units import build_units, unit_paths, walk_units
+from right_rag_dagster.pipeline.validate import check_units
 
 from .conftest import FIXTURES, REPO_ROOT
 
@@ -85,15 +86,29 @@ def test_the_header_line_is_no_chunk_and_paragraphs_are_named_by_their_section(p
     assert typeset[0].attributes["unit_type"] == "front_matter"
 
 
-def test_a_boxed_table_an_option_leads_in_to_is_the_options(parse) -> None:
+def test_a_boxed_table_an_option_leads_in_to_is_the_options(parse, tmp_path) -> None:
     """rtcwake(8)'s ``--date`` says "Format of the timestamp can be any of the following:" over a table man draws
-    with boxes at the tag's column: the table was a "Paragraph" between options, apart from its option."""
-    _, units = parse("man-page", REPO_ROOT / "tests" / "fixtures" / "heldout45" / "documents" / "rtcwake.8.txt")
+    with boxes at the tag's column: the table was a "Paragraph" between options, apart from its option. Body text
+    after the table stays the option's too, and no line of the box is read as a tag over it (that made two
+    overlapping entries, and the page was rejected)."""
+    rtcwake = REPO_ROOT / "tests" / "fixtures" / "heldout45" / "documents" / "rtcwake.8.txt"
+    _, units = parse("man-page", rtcwake)
     options = next(u for u in units if u.topic == "OPTIONS")
     date = next(u for u in options.subunits if u.topic == "--date timestamp")
     assert "any of the following:" in date.raw_text and date.raw_text.rstrip().endswith("┘")
     assert [u.topic for u in options.subunits].count("Paragraph") == 0
     assert next(u for u in options.subunits if u.topic == "-d, --device device").raw_text.startswith("-d, --device")
+
+    lines = rtcwake.read_text(encoding="utf-8").split("\n")
+    after_box = next(i for i, line in enumerate(lines) if line.strip().startswith("└")) + 1
+    lines.insert(after_box, "\t   The time is read as local time unless --utc is given.")
+    longer = tmp_path / "rtcwake.8.txt"
+    longer.write_text("\n".join(lines), encoding="utf-8")
+    document, units = parse("man-page", longer)
+    check_units(document, units, "man-page")  # raised on the overlapping entries before
+    options = next(u for u in units if u.topic == "OPTIONS")
+    assert [u.topic for u in options.subunits][2:4] == ["--date timestamp", "-d, --device device"]
+    assert options.subunits[2].raw_text.endswith("unless --utc is given.")
 
 
 def test_title_case_headings_at_the_margin_are_sections(parse) -> None:

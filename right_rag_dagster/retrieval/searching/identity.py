@@ -24,7 +24,6 @@ Names are derived from the documents' text when needed and kept per store file w
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -104,7 +103,7 @@ def identify(question: str, names: Iterable[DocumentNames]) -> Identified:
         found = _without_lowercase_acronyms(found, words, places, question, names)
     every = _kept_spans(found)
     kept = _without_unversioned(every, words, names)
-    shared = _shared(kept)
+    shared = _shared(kept, names)
     every = {doc: span for doc, span in every.items() if doc not in shared}
     kept = {doc: span for doc, span in kept.items() if doc not in shared}
     named = {doc: " ".join(words[a:b]) for doc, (a, b) in kept.items()}
@@ -167,22 +166,23 @@ def _match_at(words: tuple[str, ...], start: int, name: tuple[str, ...]) -> int 
     return position
 
 
-DETERMINERS = frozenset({"the", "a", "an", "my", "your", "our", "their", "his", "her", "its", "this", "that", "each",
-                         "every", "any", "some", "whose"})
+DETERMINERS = frozenset({"the", "a", "an", "my", "your", "our", "their", "his", "her", "its", "this", "these",
+                         "those", "each", "every", "any", "some", "whose"})
 """Words that open a noun phrase: a possessive inside one is a common noun's ("my system's gamma", "the operating
 system's ICU library", "our build system's packaging step"), where a document's name stands alone ("dash's
 src/mksignames.c", "to run libffi's test suite": system(3) is named ``system s`` as dash's copyright file is
-``dash s``)."""
+``dash s``). Not "what" and "which": "What licence covers libdaemon's packaging?" asks of a thing, then names one;
+nor "that", as often a conjunction ("Is it true that system's return value is -1?") as a determiner."""
 _PHRASE_WORDS = re.compile(r"[^\W_][\w'’-]*")
 _PHRASE_BREAK = re.compile(r"[,;:.!?()\[\]\"“”]")
 _MODIFIERS = 3
 """Words between a determiner and the possessive at most ("the version control system's")."""
 
 
-def _in_noun_phrase(question: str, end: int) -> bool:
-    """Whether the word that ends at ``end`` follows a determiner, with at most ``_MODIFIERS`` words between that
-    are no stopwords (nor across punctuation)."""
-    before = _PHRASE_BREAK.split(question[:end])[-1]
+def _in_noun_phrase(question: str, start: int) -> bool:
+    """Whether the word that starts at ``start`` follows a determiner, with at most ``_MODIFIERS`` words between
+    that are no stopwords (nor across punctuation)."""
+    before = _PHRASE_BREAK.split(question[:start])[-1]
     for word in reversed(_PHRASE_WORDS.findall(before)[-(_MODIFIERS + 1):]):
         word = word.casefold()
         if word in DETERMINERS:
@@ -259,11 +259,15 @@ SHARED = 3
 questions") says which kind of document, not which one."""
 
 
-def _shared(kept: dict[str, tuple[int, int]]) -> set[str]:
-    """The documents of ``kept`` named by a name that ``SHARED`` documents or more are called by: neither named
-    nor treated as versions (the name's words count everywhere, as any word's)."""
-    said = Counter(kept.values())
-    return {doc for doc, span in kept.items() if said[span] >= SHARED}
+def _shared(kept: dict[str, tuple[int, int]], names: Sequence[DocumentNames]) -> set[str]:
+    """The documents of ``kept`` named by a name that ``SHARED`` different documents or more are called by: neither
+    named nor treated as versions (the name's words count everywhere, as any word's). Copies of one document (the
+    same names: ``GPL-2.txt`` in three packages' folders) count once."""
+    names_of = {doc.document_id: doc.names for doc in names if doc.document_id in kept}
+    said: dict[tuple[int, int], set[frozenset[tuple[str, ...]]]] = {}
+    for doc, span in kept.items():
+        said.setdefault(span, set()).add(names_of.get(doc, frozenset()))
+    return {doc for doc, span in kept.items() if len(said[span]) >= SHARED}
 
 
 def _inside(span: tuple[int, int], other: tuple[int, int]) -> bool:

@@ -207,7 +207,13 @@ def _split_version(tokens: tuple[str, ...]) -> tuple[tuple[str, ...], str | None
     return tokens, None
 
 
+def leading_capitals(text: str) -> str:
+    """The letters ``text`` opens with when they are all capitals ("GPL" of "GPL-2", "MAN" of "MANv2" is not: "MANv"),
+    else ""."""
+    letters = re.match(r"[^\W\d_]+", text)
+    return letters.group(0) if letters and letters.group(0).isupper() else ""
+
+
 def _is_acronym(stem: str, token: str, acronyms: set[str]) -> bool:
     """A one-word base names the document alone when written in capitals in the file name, or the title's acronym."""
-    letters = re.match(r"[^\W\d_]+", stem)
-    return token in acronyms or bool(letters and letters.group(0).isupper() and len(letters.group(0)) >= 2)
+    return token in acronyms or len(leading_capitals(stem)) >= 2

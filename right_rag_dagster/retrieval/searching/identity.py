@@ -24,7 +24,7 @@ Names are derived from the documents' text when needed and kept per store file w
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -37,6 +37,7 @@ from .doc_names import (
     POSSESSIVE,
     DocumentNames,
     document_names,
+    leading_capitals,
     name_tokens,
 )
 from .per_store import per_store_version
@@ -98,12 +99,13 @@ def identify(question: str, names: Iterable[DocumentNames]) -> Identified:
     words, places = _name_words(question)
     names = tuple(names)
     found = _found_spans(words, names)
+    said_of = {document.document_id: document for document in names if document.document_id in found}
     if places is not None:
-        found = _without_common_possessives(found, words, places, question)
-        found = _without_lowercase_acronyms(found, words, places, question, names)
+        found = _without_spans(found, lambda doc, span: _common_possessive(span, words, places, question)
+                               or _lowercase_acronym(span, said_of[doc], words, places, question))
     every = _kept_spans(found)
-    kept = _without_unversioned(every, words, names)
-    shared = _shared(kept, names)
+    kept = _without_unversioned(every, words, said_of)
+    shared = _shared(kept, said_of)
     every = {doc: span for doc, span in every.items() if doc not in shared}
     kept = {doc: span for doc, span in kept.items() if doc not in shared}
     named = {doc: " ".join(words[a:b]) for doc, (a, b) in kept.items()}
@@ -192,33 +194,28 @@ def _in_noun_phrase(question: str, start: int) -> bool:
     return False
 
 
-def _without_common_possessives(found: dict[str, list[tuple[int, int]]], words: tuple[str, ...],
-                                places: list[tuple[int, int]], question: str) -> dict[str, list[tuple[int, int]]]:
-    """``found`` without the spans of a one-word possessive name said inside a noun phrase (``DETERMINERS``)."""
-    def common(span: tuple[int, int]) -> bool:
-        a, b = span
-        return b - a == 2 and words[b - 1] == POSSESSIVE and _in_noun_phrase(question, places[a][0])
-
-    kept = {doc: [span for span in spans if not common(span)] for doc, spans in found.items()}
+def _without_spans(found: dict[str, list[tuple[int, int]]], drop: Callable[[str, tuple[int, int]], bool]
+                   ) -> dict[str, list[tuple[int, int]]]:
+    """``found`` without the spans ``drop(document id, span)`` says name nothing, and the documents left with none."""
+    kept = {doc: [span for span in spans if not drop(doc, span)] for doc, spans in found.items()}
     return {doc: spans for doc, spans in kept.items() if spans}
 
 
-def _without_lowercase_acronyms(found: dict[str, list[tuple[int, int]]], words: tuple[str, ...],
-                                places: list[tuple[int, int]], question: str,
-                                names: Sequence[DocumentNames]) -> dict[str, list[tuple[int, int]]]:
-    """``found`` without the spans that say a title's acronym alone (with or without a version) in lower case:
-    "man-db" is no "MAN", "the .NET runtime" no "NET" (``DocumentNames.capitals``)."""
-    capitals = {doc.document_id: doc.capitals for doc in names if doc.document_id in found and doc.capitals}
+def _common_possessive(span: tuple[int, int], words: tuple[str, ...], places: list[tuple[int, int]],
+                       question: str) -> bool:
+    """Whether ``span`` says a one-word possessive name inside a noun phrase (``DETERMINERS``)."""
+    a, b = span
+    return b - a == 2 and words[b - 1] == POSSESSIVE and _in_noun_phrase(question, places[a][0])
 
-    def lowercase_acronym(doc: str, span: tuple[int, int]) -> bool:
-        a, b = span
-        if words[a] not in capitals.get(doc, ()) or not (b - a == 1 or (b - a == 2 and words[a + 1][0].isdigit())):
-            return False
-        letters = re.match(r"[^\W\d_]+", question[places[a][0]:places[a][1]])
-        return not (letters and letters.group(0).isupper())
 
-    kept = {doc: [span for span in spans if not lowercase_acronym(doc, span)] for doc, spans in found.items()}
-    return {doc: spans for doc, spans in kept.items() if spans}
+def _lowercase_acronym(span: tuple[int, int], document: DocumentNames, words: tuple[str, ...],
+                       places: list[tuple[int, int]], question: str) -> bool:
+    """Whether ``span`` says a title's acronym alone (with or without a version) in lower case: "man-db" is no
+    "MAN", "the .NET runtime" no "NET" (``DocumentNames.capitals``)."""
+    a, b = span
+    if words[a] not in document.capitals or not (b - a == 1 or (b - a == 2 and words[a + 1][0].isdigit())):
+        return False
+    return not leading_capitals(question[places[a][0]:places[a][1]])
 
 
 def _kept_spans(found: dict[str, list[tuple[int, int]]]) -> dict[str, tuple[int, int]]:
@@ -231,7 +228,7 @@ def _kept_spans(found: dict[str, list[tuple[int, int]]]) -> dict[str, tuple[int,
 
 
 def _without_unversioned(kept: dict[str, tuple[int, int]], words: tuple[str, ...],
-                         names: Sequence[DocumentNames]) -> dict[str, tuple[int, int]]:
+                         said_of: Mapping[str, DocumentNames]) -> dict[str, tuple[int, int]]:
     """``kept`` without a name that fits several versions of one document and says none ("the GPL" when GPL-2
     and GPL-3 are both indexed): it does not say which document, and a question says it of something else ("is
     its test runner under the GPL?", "a GPL-compatible licence") far more often than it asks about the licence
@@ -240,13 +237,12 @@ def _without_unversioned(kept: dict[str, tuple[int, int]], words: tuple[str, ...
     by_name: dict[tuple[int, int], list[str]] = {}
     for doc, span in kept.items():
         by_name.setdefault(span, []).append(doc)
-    names_of = {doc.document_id: doc.names for doc in names if doc.document_id in kept}
     dropped = set()
     for (a, b), docs in by_name.items():
         said = words[a:b]
         if len(docs) < 2 or any(token[0].isdigit() for token in said):
             continue
-        found = [{name[len(said)] for name in names_of[doc]
+        found = [{name[len(said)] for name in said_of[doc].names
                   if len(name) == len(said) + 1 and name[:len(said)] == said and name[-1][0].isdigit()}
                  for doc in docs]
         if all(found) and all(not (mine & other) for i, mine in enumerate(found) for other in found[i + 1:]):
@@ -259,14 +255,13 @@ SHARED = 3
 questions") says which kind of document, not which one."""
 
 
-def _shared(kept: dict[str, tuple[int, int]], names: Sequence[DocumentNames]) -> set[str]:
+def _shared(kept: dict[str, tuple[int, int]], said_of: Mapping[str, DocumentNames]) -> set[str]:
     """The documents of ``kept`` named by a name that ``SHARED`` different documents or more are called by: neither
     named nor treated as versions (the name's words count everywhere, as any word's). Copies of one document (the
     same names: ``GPL-2.txt`` in three packages' folders) count once."""
-    names_of = {doc.document_id: doc.names for doc in names if doc.document_id in kept}
     said: dict[tuple[int, int], set[frozenset[tuple[str, ...]]]] = {}
     for doc, span in kept.items():
-        said.setdefault(span, set()).add(names_of.get(doc, frozenset()))
+        said.setdefault(span, set()).add(said_of[doc].names)
     return {doc for doc, span in kept.items() if len(said[span]) >= SHARED}
 
 

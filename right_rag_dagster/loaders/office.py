@@ -108,8 +108,8 @@ def unglue_fences(markdown: str) -> str:
 
 
 def _source(path: Path):  # noqa: ANN202 (a path, or Docling's DocumentStream)
-    """What Docling converts: the file, an HTML page cut to its main content with its ``<pre>`` blocks made plain text
-    and its layout tables unwrapped, or a Markdown file with its HTML ``<pre>`` blocks made code fences and its front
+    """What Docling converts: the file, an HTML page cut to its main content with its ``<pre>`` blocks made plain text,
+    its layout tables unwrapped, its headings' anchor links and its drawings and buttons dropped, or a Markdown file with its HTML ``<pre>`` blocks made code fences and its front
     matter a fenced block (``with_front_matter_title``)."""
     suffix = path.suffix.lower()
     if suffix in MARKDOWN_SUFFIXES:
@@ -120,7 +120,8 @@ def _source(path: Path):  # noqa: ANN202 (a path, or Docling's DocumentStream)
     if suffix not in HTML_SUFFIXES:
         return str(path)
     original = path.read_bytes()
-    page = _rewritten(original, (main_content, plain_pre_blocks, unwrap_layout_tables))
+    page = _rewritten(original, (main_content, plain_pre_blocks, unwrap_layout_tables, plain_heading_links,
+                                 without_controls))
     return str(path) if page is original else _stream(path, page)
 
 
@@ -331,3 +332,52 @@ def unwrap_layout_tables(html: bytes) -> bytes | None:
         table.name = "div"
     return _utf8(soup)
 
+
+
+_HEADING_ANCHOR = re.compile(rb"<h[1-6]\b[^>]*>(?:(?!</h[1-6]).){0,4000}?<a\b[^>]*\bhref\s*=\s*[\"']?#",
+                             re.IGNORECASE | re.DOTALL)
+
+
+def plain_heading_links(html: bytes) -> bytes | None:
+    """The page with the links to its own anchors inside its headings unwrapped, a bare mark (``#``, ``¶``) dropped,
+    as UTF-8; None when no heading holds one.
+
+    Documentation generators link each heading to itself: mdBook wraps its text (Docling wrote "## [Atomics](#atomics)",
+    the link's target a heading's title, citation path and indexed words), Node.js and Sphinx add a "#" or "¶" after it.
+    """
+    if not _HEADING_ANCHOR.search(html):
+        return None
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    anchors = [link for heading in soup.find_all(HEADINGS) for link in heading.find_all("a")
+               if str(link.get("href", "")).startswith("#")]
+    if not anchors:
+        return None
+    for link in anchors:
+        if any(character.isalnum() for character in link.get_text()):
+            link.unwrap()
+        else:
+            link.decompose()
+    return _utf8(soup)
+
+
+_CONTROL_TAG = re.compile(rb"<(?:svg|button)\b", re.IGNORECASE)
+
+
+def without_controls(html: bytes) -> bytes | None:
+    """The page without its drawings (``<svg>``) and buttons, as UTF-8; None when it has neither.
+
+    An SVG's labels are a picture's, not the page's text: the Rust Reference's railroad diagrams became dozens of
+    one-word paragraphs ("pub", "(", "crate"). A button's label ("Show Railroad", "Copy") names an action of the page."""
+    if not _CONTROL_TAG.search(html):
+        return None
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    controls = soup.find_all(("svg", "button"))
+    if not controls:
+        return None
+    for control in controls:
+        control.decompose()
+    return _utf8(soup)

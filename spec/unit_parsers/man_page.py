@@ -313,14 +313,15 @@ it's been included in the main / branch. How should I undo it?")."""
 
 def _tag_beside_body(line: str, body: int) -> str | None:
     """The tag of a line that also opens its body (``Host    Restricts the following declarations``: a short tag's
-    body starts on its line, at the column its next lines keep), else None; an exit value or an enumerator ("0",
-    "125", "(a)", "2)") says less than its line and stays with it."""
+    body starts on its line, at the column its next lines keep; a one-letter option too: badblocks(8)'s
+    "-f     Normally, badblocks will refuse ..."), else None; an exit value or an enumerator ("0", "125", "(a)",
+    "2)") says less than its line and stays with it."""
     expanded = line.expandtabs()
     for gap in re.finditer(r"(?<=\S)[ ]{2,}(?=\S)", expanded):
         if gap.end() == body:
             tag = " ".join(expanded[:gap.start()].split())
-            return (tag if len(tag) >= MIN_TAG_CHARS and not tag.isdigit() and not _ENUMERATED.match(f"{tag} ")
-                    else None)
+            long_enough = len(tag) >= MIN_TAG_CHARS or _OPTION.fullmatch(tag) is not None
+            return tag if long_enough and not tag.isdigit() and not _ENUMERATED.match(f"{tag} ") else None
     return None
 
 

@@ -17,11 +17,13 @@ from right_rag_dagster.loaders.office import (
     hidden_modules,
     html_title,
     main_content,
+    plain_heading_links,
     plain_pre_blocks,
     read_with_docling,
     unglue_fences,
     unwrap_layout_tables,
     with_front_matter_title,
+    without_controls,
 )
 from tests.conftest import REPO_ROOT
 
@@ -191,7 +193,7 @@ def test_a_documentation_page_is_read_from_its_main_content():
     path = (REPO_ROOT / "tests" / "fixtures" / "heldout35" / "documents" / "rustc-exploit-mitigations.html").resolve()
     text = read_with_docling(path, "rustc-exploit-mitigations.html")
     assert "Keyboard shortcuts" not in text and "navigate between chapters" not in text
-    assert text.startswith("# [Exploit Mitigations]")
+    assert text.startswith("# Exploit Mitigations\n")
     assert "removed as the default allocator" in text
     assert html_title(path) == "Exploit Mitigations - The rustc book"
 
@@ -272,3 +274,38 @@ def test_modules_hidden_while_docling_imports_stay_importable_in_other_threads(t
         other.join()
     assert seen == ["heavy_probe_mod"]
     sys.modules.pop("heavy_probe_mod", None)
+
+
+@pytest.mark.parametrize("heading, expected", [
+    (b'<h2 id="a"><a class="header" href="#a">Atomics</a></h2>', b'<h2 id="a">Atomics</h2>'),  # mdBook
+    (b'<h2>Corepack<span><a class="mark" href="#c" id="c">#</a></span></h2>', b"<h2>Corepack<span></span></h2>"),
+    (b'<h1>IDLE<a class="headerlink" href="#idle" title="Permalink">\xc2\xb6</a></h1>', b"<h1>IDLE</h1>"),  # Sphinx
+    (b'<h3><a href="#t">To <code>panic!</code></a></h3>', b"<h3>To <code>panic!</code></h3>"),
+])
+def test_a_headings_links_to_its_own_anchor_are_dropped(heading, expected):
+    page = plain_heading_links(b"<html><body>" + heading + b'<p>See <a href="#a">above</a>.</p></body></html>')
+    assert expected in page and b'<a href="#a">above</a>' in page  # a link in the text stays
+
+
+def test_a_heading_linking_elsewhere_is_left_as_it_is():
+    assert plain_heading_links(b'<html><body><h2><a href="https://x.org/">X</a></h2><p>T</p></body></html>') is None
+
+
+def test_drawings_and_buttons_are_dropped_and_a_page_without_them_is_left():
+    page = without_controls(b'<html><body><p>Text.</p><button onclick="f()">Show Railroad</button>'
+                            b'<svg><text>pub</text></svg></body></html>')
+    assert b"Text." in page and b"Railroad" not in page and b"pub" not in page
+    assert without_controls(b"<html><body><p>Text.</p></body></html>") is None
+
+
+def test_an_mdbook_reference_page_reads_its_headings_without_links_and_its_diagrams_without_labels():
+    """The Rust Reference's pages (heldout46): mdBook links each heading to itself ("# [Visibility and
+    privacy](#visibility-and-privacy)" was the document's title and every citation's path) and draws its grammar as
+    an SVG railroad diagram behind a "Show Railroad" button (one paragraph per label: "pub", "(", "crate")."""
+    path = (REPO_ROOT / "tests" / "fixtures" / "heldout46" / "documents"
+            / "rust-reference-visibility-and-privacy.html").resolve()
+    text = read_with_docling(path, path.name)
+    headings = [line for line in text.splitlines() if line.startswith("#")]
+    assert headings[0] == "# Visibility and privacy" and "## Re-exporting and visibility" in headings
+    assert "Show Railroad" not in text and "\n\ncrate\n\n" not in text
+    assert "It does not guarantee that the item is visible within all parts of the specified scope." in text

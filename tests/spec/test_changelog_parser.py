@@ -189,6 +189,20 @@ def test_outline_sub_headings_group_a_releases_changes_and_headers_may_sit_on_th
     assert "Add support for large files, e.g. files larger than 2 GB on Solaris 2.6." in topics
 
 
+def test_sub_headings_in_capitals_group_a_releases_changes(parse) -> None:
+    """GMP's NEWS (heldout46) heads each release's items ``BUGS FIXED``, ``FEATURES``, ``SPEEDUPS`` and ``MISC``:
+    each was a change of its own (a unit of ten characters) and the changes under it lost it."""
+    document, units = parse("policy-changelog", REPO_ROOT / "tests" / "fixtures" / "heldout46" / "documents"
+                            / "gmp-NEWS.txt")
+    check_tree(document, units)
+    latest = units[1]
+    assert latest.topic == "Changes between GMP version 6.2.0 and 6.2.1"
+    assert [u.topic for u in latest.subunits] == ["BUGS FIXED", "FEATURES", "SPEEDUPS", "MISC"]
+    fixed = latest.subunits[0].subunits
+    assert len(fixed) == 4 and fixed[0].attributes["hierarchy"][-2] == "BUGS FIXED"
+    assert not any(u.attributes["unit_type"] == "change" and u.topic == "FEATURES" for u in walk_units(units))
+
+
 def test_a_header_over_its_first_item_needs_others_that_open_alike(spec_registry) -> None:
     """A release header right over its items counts where other headers open with the same words (gzip's 24 "Major
     changes from ..."); lead-ins over lists that name a version do not make a change log, and an item that names a

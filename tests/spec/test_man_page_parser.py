@@ -219,6 +219,17 @@ def test_a_short_tag_beside_its_body_is_the_entry_title(parse) -> None:
     assert any(topic.startswith("0 Success: The user or group exists") for topic in _by_topic(units))
 
 
+def test_a_one_letter_option_beside_its_body_is_the_option_alone(parse) -> None:
+    """badblocks(8) sets a one-letter option's description on its line ("-f     Normally, badblocks will refuse"):
+    the option was titled by the whole line, so every citation of it read "OPTIONS > -f Normally, badblocks will
+    refuse to do a read/write or a non-de‐"."""
+    _, units = parse("man-page", REPO_ROOT / "tests" / "fixtures" / "heldout46" / "documents" / "badblocks.8.txt")
+    by_topic = _by_topic(units)
+    assert by_topic["-f"].attributes["unit_type"] == "option"
+    assert by_topic["-f"].raw_text.startswith("-f     Normally,")
+    assert {"-n", "-s", "-v", "-w", "-B", "-X", "-b block_size"} <= set(by_topic)
+
+
 def test_exit_values_and_captions_keep_their_lines(spec_registry) -> None:
     """An exit value of any length stays with its line ("125    The command itself failed"), and a DocBook caption
     set apart over its example ("Example 1. os-release file for Fedora Workstation") stays an entry's title."""

@@ -332,13 +332,15 @@ def _sections(text: str, headings: list[_Heading]) -> list:
         if heading.numbering:
             attributes["numbering"] = heading.numbering
         role = H.heading_role(heading.title)
-        key = H.unique_key(heading.numbering or heading.title[:80], seen)
-        items.append((level, H.Node(key, heading.title, start, end, _LEVEL_TYPES.get(level, "subsubsection"),
+        title = _rst_plain(heading.title)  # ":mod:`cachetools.keys` --- Key functions" as it renders
+        key = H.unique_key(heading.numbering or title[:80], seen)
+        items.append((level, H.Node(key, title, start, end, _LEVEL_TYPES.get(level, "subsubsection"),
                                     role=role, attributes=attributes)))
     roots = H.nest(items)
     for root in roots:
         _boxes(text, root)
         _labeled_lists(text, root)
+        _object_descriptions(text, root)
         H.leaf_roles(text, root)
     return roots
 
@@ -369,9 +371,10 @@ def _boxes(text: str, node) -> None:
                                     attributes={"heading": term, "defined_term": term}))
 
 
-_LABEL = re.compile(r"^(?P<term>\S[^\n]*?[^:\s]):: *\n(?=[ \t]*\S)", re.M)
+_LABEL = re.compile(r"^(?!\.\. )(?P<term>\S[^\n]*?[^:\s]):: *\n(?=[ \t]*\S)", re.M)
 """An AsciiDoc labeled list's term (``--rejoin::``, ``add <local-commit>::``) with its description or another term
-on the next line. A reStructuredText paragraph that ends in ``::`` has a blank line before its literal block."""
+on the next line. A reStructuredText paragraph that ends in ``::`` has a blank line before its literal block, and a
+directive (``.. doctest::`` over its ``:hide:`` option) is no term."""
 MIN_LABELS = 2
 
 
@@ -397,3 +400,43 @@ def _labeled_lists(text: str, node) -> None:
         start, end = H.trim(text, terms[0].start(), region_end)
         kind = "option" if title.startswith("-") else "entry"
         node.children.append(H.Node(H.unique_key(title, seen), title, start, end, kind, attributes={"heading": title}))
+
+
+_OBJECT_DIRECTIVE = re.compile(
+    r"^\.\. (?:(?:py|c|cpp|js|rst|std|cmake):)?(?P<kind>(?:auto)?(?:function|method|class|attribute|data|exception"
+    r"|decorator)|classmethod|staticmethod"
+    r"|property|variable|command|envvar|option|cmdoption|describe|object|confval|macro"
+    r"|type|member|var|struct|enum|enumerator|genex)::[ \t]+(?P<target>\S[^\n]*?)[ \t]*$", re.M)
+"""A Sphinx directive that describes one object at the margin (``.. variable:: CPACK_EXTERNAL_REQUESTED_VERSIONS``,
+``.. function:: next(it)``, ``.. autoclass:: LRUCache(maxsize)``); not one that notes, shows or links
+(``.. versionadded::``, ``.. doctest::``)."""
+_MARGIN_LINE = re.compile(r"^\S", re.M)
+MIN_OBJECTS = 2
+
+
+def _object_descriptions(text: str, node) -> None:
+    """A section that describes objects with Sphinx directives (CPack's variables, six's functions) gets one unit per
+    object, titled by its signature: the directive and its indented body. Text at the margin after a body, up to the
+    next object, is a "Paragraph" of the section."""
+    if node.children:
+        for child in node.children:
+            _object_descriptions(text, child)
+        return
+    objects = list(_OBJECT_DIRECTIVE.finditer(text, node.start, node.end))
+    if len(objects) < MIN_OBJECTS:
+        return
+    seen: dict[str, int] = {}
+    starts = [match.start() for match in objects[1:]] + [node.end]
+    for match, next_start in zip(objects, starts):
+        margin = _MARGIN_LINE.search(text, match.end(), next_start)  # the body ends at the margin
+        body_end = margin.start() if margin else next_start
+        title = " ".join(match.group("target").split())[:80]
+        kind = "option" if match.group("kind") in ("option", "cmdoption") else "entry"
+        start, end = H.trim(text, match.start(), body_end)
+        node.children.append(H.Node(H.unique_key(title, seen), title, start, end, kind,
+                                    attributes={"heading": title, "directive": match.group("kind")}))
+        if margin:
+            g_start, g_end = H.trim(text, margin.start(), next_start)
+            if g_end > g_start:
+                node.children.append(H.Node(H.unique_key("paragraph", seen), "Paragraph", g_start, g_end,
+                                            "paragraph", in_path=False))

@@ -38,6 +38,9 @@ _HEADER = re.compile(r"^(?P<text>[^\s*|][^\n\t]*?[^\s~])[ ]*~[ \t]*$", re.M)
 """A header line ("Updating the swapfile ~", "MOVING OVER FOLDS ~", ``g:rustc_path~``): at the margin after a blank
 line, ending in the ``~`` that Vim shows as a header's highlight; an indented line ending in ``~`` is an example's
 output, and one with tabs a table's column headings (``magic<tab>nomagic<tab>action ~``)."""
+_HEADLINE = re.compile(r"^(?P<text>[A-Z][A-Z0-9 .()/_-]{2,58}[A-Z0-9)])[ \t]*$", re.M)
+"""A headline in capitals at the margin after a blank line ("FROM A PACKAGE", "SESSIONS AND VIMINFO"), which Vim
+highlights as a header too (``helpHeadline``): the user manual's sub-headings."""
 _BLANKS = re.compile(r"\s*")
 _MANUAL = re.compile(r"^\s*VIM (?:REFERENCE|USER) MANUAL\b", re.M)
 _BYLINE = re.compile(r"^(?:-\s*)?(?:by|author|maintainer|written by)\b", re.I)
@@ -150,10 +153,13 @@ def _set_off_title(line: str) -> str:
 
 
 def _topics(text: str, start: int, end: int, headers: bool = True) -> list:
-    """One ``entry`` per tagged topic or header line (``headers``) of a section's body ``[start, end)``, each to the
-    next one; a header right over a tag line names that topic ("1.1 Variable types ~" over ``*E712*``)."""
+    """One ``entry`` per tagged topic or header line (``headers``: ending in ``~``, or a headline in capitals) of a
+    section's body ``[start, end)``, each to the next one; a header right over a tag line names that topic ("1.1
+    Variable types ~" over ``*E712*``)."""
     topics = {m.start(): (m.group("text"), _TAG.findall(m.group("tags"))) for m in _ANCHOR.finditer(text, start, end)}
-    for m in _HEADER.finditer(text, start, end) if headers else ():
+    headings = sorted([*_HEADER.finditer(text, start, end), *_HEADLINE.finditer(text, start, end)],
+                      key=lambda match: match.start())
+    for m in headings if headers else ():
         if text[text.rfind("\n", 0, max(m.start() - 1, 0)) + 1:m.start()].strip():
             continue  # not after a blank line: a line of a paragraph or an example
         below = _BLANKS.match(text, m.end()).end()

@@ -78,6 +78,22 @@ def test_a_header_line_at_the_margin_starts_a_topic(parse) -> None:
     assert not [u for u in walk_units(units) if "example text" in u.topic or "To err is human" in u.topic]
 
 
+def test_a_headline_in_capitals_starts_a_topic(parse) -> None:
+    """The user manual heads its prose with capitals and no ``~`` ("FROM A PACKAGE", "FROM SOURCES", "COMPILING" in
+    usr_90.txt, heldout46): 90.1's six of them were one 2,500-character topic of the ``*install-home*`` tag, and
+    the rest of the section was the section's own text."""
+    path = REPO_ROOT / "tests" / "fixtures" / "heldout46" / "documents" / "vim-usr_90.txt"
+    _, units = parse("vim-help", path)
+    unix = next(u for u in units if u.topic == "90.1 Unix")
+    assert [u.topic for u in unix.subunits] == ["FROM A PACKAGE", "FROM SOURCES", "COMPILING", "TESTING",
+                                                "INSTALLING", "SELECTING FEATURES"]
+    package = unix.subunits[0]
+    assert "the \"vi\" program is probably a minimal" in " ".join(package.raw_text.split())
+    assert unix.subunits[4].attributes["tags"] == "install-home"  # the headline right over the tag line names it
+    upgrading = next(u for u in units if u.topic == "90.3 Upgrading")
+    assert [u.topic for u in upgrading.subunits] == ["UNIX", "MS-WINDOWS"]
+
+
 def test_a_header_over_a_tag_line_names_that_topic(spec_registry) -> None:
     """eval.txt's "1.1 Variable types ~" stands over ``*E712*``: one topic, named by the header and tagged; a header
     may touch its ``~`` (ft_rust.txt's ``g:rustc_path~``); a line with tabs is a table's column headings, and the

@@ -120,8 +120,7 @@ def _source(path: Path):  # noqa: ANN202 (a path, or Docling's DocumentStream)
     if suffix not in HTML_SUFFIXES:
         return str(path)
     original = path.read_bytes()
-    page = _rewritten(original, (main_content, plain_pre_blocks, unwrap_layout_tables, plain_heading_links,
-                                 without_controls))
+    page = _rewritten(original, (main_content, plain_pre_blocks, unwrap_layout_tables, without_page_furniture))
     return str(path) if page is original else _stream(path, page)
 
 
@@ -334,50 +333,55 @@ def unwrap_layout_tables(html: bytes) -> bytes | None:
 
 
 
-_HEADING_ANCHOR = re.compile(rb"<h[1-6]\b[^>]*>(?:(?!</h[1-6]).){0,4000}?<a\b[^>]*\bhref\s*=\s*[\"']?#",
+
+_HEADING_ANCHOR = re.compile(rb"<h[1-6]\b[^>]*>(?:(?!</h[1-6]).){0,4000}?<a\b[^>]*[\s\"']href\s*=\s*[\"']?#",
                              re.IGNORECASE | re.DOTALL)
-
-
-def plain_heading_links(html: bytes) -> bytes | None:
-    """The page with the links to its own anchors inside its headings unwrapped, a bare mark (``#``, ``¶``) dropped,
-    as UTF-8; None when no heading holds one.
-
-    Documentation generators link each heading to itself: mdBook wraps its text (Docling wrote "## [Atomics](#atomics)",
-    the link's target a heading's title, citation path and indexed words), Node.js and Sphinx add a "#" or "¶" after it.
-    """
-    if not _HEADING_ANCHOR.search(html):
-        return None
-    from bs4 import BeautifulSoup
-
-    soup = BeautifulSoup(html, "html.parser")
-    anchors = [link for heading in soup.find_all(HEADINGS) for link in heading.find_all("a")
-               if str(link.get("href", "")).startswith("#")]
-    if not anchors:
-        return None
-    for link in anchors:
-        if any(character.isalnum() for character in link.get_text()):
-            link.unwrap()
-        else:
-            link.decompose()
-    return _utf8(soup)
-
-
 _CONTROL_TAG = re.compile(rb"<(?:svg|button)\b", re.IGNORECASE)
 
 
-def without_controls(html: bytes) -> bytes | None:
-    """The page without its drawings (``<svg>``) and buttons, as UTF-8; None when it has neither.
+def without_page_furniture(html: bytes) -> bytes | None:
+    """The page without the furniture of its headings and controls, as UTF-8; None when it has none (one parse).
 
-    An SVG's labels are a picture's, not the page's text: the Rust Reference's railroad diagrams became dozens of
-    one-word paragraphs ("pub", "(", "crate"). A button's label ("Show Railroad", "Copy") names an action of the page."""
-    if not _CONTROL_TAG.search(html):
-        return None
+    - Links to the page's own anchors inside a heading are unwrapped, a bare mark (``#``, ``¶``) beside the heading's
+      text dropped: mdBook wraps each heading's text in one (Docling wrote "## [Atomics](#atomics)", the link's
+      target part of a heading's title, citation path and indexed words), Node.js and Sphinx add a mark after it.
+    - Drawings (``<svg>``) are dropped: their labels are a picture's, not the page's text (the Rust Reference's
+      railroad diagrams became dozens of one-word paragraphs, "pub", "(", "crate").
+    - A button that acts on the page ("Show Railroad", "Copy") is dropped; one inside a heading, or one that opens a
+      panel or a tab (``aria-expanded``, ``aria-controls``, ``role="tab"``: an accordion's question), keeps its text.
+    """
+    anchors, controls = _HEADING_ANCHOR.search(html), _CONTROL_TAG.search(html)
+    if not (anchors or controls):
+        return None  # most pages: no parse
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(html, "html.parser")
-    controls = soup.find_all(("svg", "button"))
-    if not controls:
-        return None
-    for control in controls:
-        control.decompose()
-    return _utf8(soup)
+    changed = False
+    for heading in soup.find_all(HEADINGS) if anchors else ():
+        for link in heading.find_all("a"):
+            if not str(link.get("href", "")).startswith("#"):
+                continue
+            if not any(character.isalnum() for character in link.get_text()) and _has_words_beside(heading, link):
+                link.extract()  # a mark after the heading's text
+            else:
+                link.unwrap()
+            changed = True
+    for control in soup.find_all(("svg", "button")) if controls else ():
+        if control.name == "svg" or not (control.find_parent(HEADINGS) or _opens_a_panel(control)):
+            control.decompose()
+        else:
+            control.unwrap()
+        changed = True
+    return _utf8(soup) if changed else None
+
+
+def _has_words_beside(heading, link) -> bool:  # noqa: ANN001 (bs4 Tags)
+    """Whether ``heading`` has letters or digits outside ``link`` (a "#" after "Corepack"; not a heading of "?")."""
+    inside = link.get_text()
+    return any(character.isalnum() for character in heading.get_text().replace(inside, "", 1))
+
+
+def _opens_a_panel(button) -> bool:  # noqa: ANN001 (a bs4 Tag)
+    """A disclosure or tab button: its label names the panel it opens (an accordion's question, a tab's name)."""
+    return (button.has_attr("aria-expanded") or button.has_attr("aria-controls")
+            or str(button.get("role", "")).lower() == "tab")

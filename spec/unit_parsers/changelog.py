@@ -216,7 +216,8 @@ full stop (gzip's "** 'gzip -f foo.gz' now creates a file foo.gz.gz instead of c
 ``***`` headings stay beside ``**`` ones."""
 _CAPITALS_SUBHEADING = re.compile(r"^[ \t]{0,4}(?P<title>[A-Z][A-Z &/-]{2,39}?):?[ \t]*\n(?=[ \t]*[*+-][ \t])", re.M)
 """A release's sub-heading in capitals over its first item (GMP's ``  BUGS FIXED`` over ``  * A possible
-overflow ...``; also ``FEATURES``, ``SPEEDUPS``, ``MISC``)."""
+overflow ...``; also ``FEATURES``, ``SPEEDUPS``, ``MISC``), after a blank line or the release's header: an item's
+wrapped last word ("denied, as on" over "  NFS") is none."""
 _TO_VERSION = re.compile(r"\bfrom[ \t]+v?\d+(?:\.\d+)*[\w~+-]*[ \t]+to[ \t]+v?(\d+(?:\.\d+)+[\w~+-]*?)"
                          r"(?=[.:]?(?:[ \t(]|$))", re.I)
 """A header naming a span of releases ("Major changes from 1.2 to 1.2.1", "CHANGES FROM 3.3 TO 3.3a"): the last."""
@@ -328,8 +329,9 @@ def _release_notes(document: Document, headers: list[re.Match[str]], parser: str
 def _grouped_changes(text: str, start: int, end: int, temporal: str) -> list:
     """A release's changes, under its sub-headings when it has them (``** Bug fixes``, ``** New features`` in GNU
     NEWS files, ``BUGS FIXED`` in GMP's): one ``section`` per sub-heading holding the changes below it."""
-    headings = sorted([*_SUBHEADING.finditer(text, start, end), *_CAPITALS_SUBHEADING.finditer(text, start, end)],
-                      key=lambda heading: heading.start())
+    capitals = [match for match in _CAPITALS_SUBHEADING.finditer(text, start, end)
+                if not text[start:match.start()].strip() or re.search(r"\n[ \t]*\n$", text[start:match.start()])]
+    headings = sorted([*_SUBHEADING.finditer(text, start, end), *capitals], key=lambda heading: heading.start())
     if not headings:
         return _debian_changes(text, start, end, temporal)
     children = _debian_changes(text, start, headings[0].start(), temporal)

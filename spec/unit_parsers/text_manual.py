@@ -210,9 +210,19 @@ def _title_line(text: str, end: int, document_id: str) -> str:
 
 def _rst_plain(line: str) -> str:
     """A line as reStructuredText renders it: a ``:title:`` field by its value, roles and literals by their text
-    (":mod:`email` Package Architecture" is "email Package Architecture")."""
+    (":mod:`email` Package Architecture" is "email Package Architecture", ":class:`~pkg.Foo`" is "Foo")."""
     line = re.sub(r"^:title:\s+", "", line, flags=re.I)
-    return re.sub(r":[\w.-]+:`([^`]+)`|``([^`]+)``", lambda m: m.group(1) or m.group(2), line)
+    return re.sub(r":[\w.-]+:`([^`]+)`|``([^`]+)``", lambda m: _role_text(m.group(1)) if m.group(1) else m.group(2),
+                  line)
+
+
+def _role_text(content: str) -> str:
+    """What Sphinx shows of a role's content: a link's text ("text <target>" is "text"), a ``~`` target's last part
+    ("~pkg.Foo" is "Foo")."""
+    explicit = re.fullmatch(r"(.+?)\s*<[^<>]+>", content)
+    if explicit:
+        return explicit.group(1)
+    return content[1:].rsplit(".", 1)[-1] if content.startswith("~") else content
 
 
 _LIST_ITEM = re.compile(r"^(?:[*\-•+]|\d+[.)]|[a-z][.)])\s")
@@ -415,28 +425,45 @@ MIN_OBJECTS = 2
 
 
 def _object_descriptions(text: str, node) -> None:
-    """A section that describes objects with Sphinx directives (CPack's variables, six's functions) gets one unit per
-    object, titled by its signature: the directive and its indented body. Text at the margin after a body, up to the
-    next object, is a "Paragraph" of the section."""
-    if node.children:
-        for child in node.children:
-            _object_descriptions(text, child)
-        return
-    objects = list(_OBJECT_DIRECTIVE.finditer(text, node.start, node.end))
-    if len(objects) < MIN_OBJECTS:
-        return
-    seen: dict[str, int] = {}
-    starts = [match.start() for match in objects[1:]] + [node.end]
-    for match, next_start in zip(objects, starts):
-        margin = _MARGIN_LINE.search(text, match.end(), next_start)  # the body ends at the margin
-        body_end = margin.start() if margin else next_start
+    """Each object a Sphinx directive describes in a section's own text (before its first subsection, or all of it)
+    becomes a unit of the section, titled by its signature: the directive, its indented body and the notes, targets
+    and comments at the margin after it (``.. note::`` under CPack RPM's variables). Prose at the margin after an
+    object, up to the next, is a "Paragraph" of the section."""
+    children = list(node.children)
+    objects = _objects(text, node.start, children[0].start if children else node.end)
+    for child in children:
+        _object_descriptions(text, child)
+    node.children = objects + children
+
+
+def _objects(text: str, start: int, end: int) -> list:
+    """The object units of ``[start, end)``, none when it describes fewer than ``MIN_OBJECTS``."""
+    matches = list(_OBJECT_DIRECTIVE.finditer(text, start, end))
+    if len(matches) < MIN_OBJECTS:
+        return []
+    nodes, seen = [], {}
+    for match, next_start in zip(matches, [m.start() for m in matches[1:]] + [end]):
+        body_end = _object_end(text, match.end(), next_start)
         title = " ".join(match.group("target").split())[:80]
         kind = "option" if match.group("kind") in ("option", "cmdoption") else "entry"
-        start, end = H.trim(text, match.start(), body_end)
-        node.children.append(H.Node(H.unique_key(title, seen), title, start, end, kind,
-                                    attributes={"heading": title, "directive": match.group("kind")}))
-        if margin:
-            g_start, g_end = H.trim(text, margin.start(), next_start)
-            if g_end > g_start:
-                node.children.append(H.Node(H.unique_key("paragraph", seen), "Paragraph", g_start, g_end,
-                                            "paragraph", in_path=False))
+        o_start, o_end = H.trim(text, match.start(), body_end)
+        nodes.append(H.Node(H.unique_key(title, seen), title, o_start, o_end, kind,
+                            attributes={"heading": title, "directive": match.group("kind")}))
+        g_start, g_end = H.trim(text, body_end, next_start)
+        if g_end > g_start:
+            nodes.append(H.Node(H.unique_key("paragraph", seen), "Paragraph", g_start, g_end, "paragraph",
+                                in_path=False))
+    return nodes
+
+
+def _object_end(text: str, position: int, limit: int) -> int:
+    """Where an object's description ends: at the first line of prose at the margin after its directive (lines of
+    explicit markup at the margin, ``.. note::``, ``.. _target:``, a comment, and their bodies are its own)."""
+    while (margin := _MARGIN_LINE.search(text, position, limit)) is not None:
+        if not text.startswith("..", margin.start()):
+            return margin.start()
+        line_end = text.find("\n", margin.start(), limit)
+        if line_end < 0:
+            break
+        position = line_end
+    return limit

@@ -17,13 +17,12 @@ from right_rag_dagster.loaders.office import (
     hidden_modules,
     html_title,
     main_content,
-    plain_heading_links,
     plain_pre_blocks,
     read_with_docling,
     unglue_fences,
     unwrap_layout_tables,
     with_front_matter_title,
-    without_controls,
+    without_page_furniture,
 )
 from tests.conftest import REPO_ROOT
 
@@ -281,21 +280,33 @@ def test_modules_hidden_while_docling_imports_stay_importable_in_other_threads(t
     (b'<h2>Corepack<span><a class="mark" href="#c" id="c">#</a></span></h2>', b"<h2>Corepack<span></span></h2>"),
     (b'<h1>IDLE<a class="headerlink" href="#idle" title="Permalink">\xc2\xb6</a></h1>', b"<h1>IDLE</h1>"),  # Sphinx
     (b'<h3><a href="#t">To <code>panic!</code></a></h3>', b"<h3>To <code>panic!</code></h3>"),
+    (b'<h2 id="q"><a class="header" href="#q"><code>?</code></a></h2>', b'<h2 id="q"><code>?</code></h2>'),
 ])
 def test_a_headings_links_to_its_own_anchor_are_dropped(heading, expected):
-    page = plain_heading_links(b"<html><body>" + heading + b'<p>See <a href="#a">above</a>.</p></body></html>')
+    page = without_page_furniture(b"<html><body>" + heading + b'<p>See <a href="#a">above</a>.</p></body></html>')
     assert expected in page and b'<a href="#a">above</a>' in page  # a link in the text stays
 
 
-def test_a_heading_linking_elsewhere_is_left_as_it_is():
-    assert plain_heading_links(b'<html><body><h2><a href="https://x.org/">X</a></h2><p>T</p></body></html>') is None
+@pytest.mark.parametrize("body", [
+    b'<h2><a href="https://x.org/">X</a></h2><p>T</p>',
+    b'<h2><a data-href="#x">X</a></h2><p>See <a href="#x">X</a>.</p>',
+    b"<p>Text.</p>",
+])
+def test_a_page_without_furniture_is_left_as_it_is(body):
+    assert without_page_furniture(b"<html><body>" + body + b"</body></html>") is None
 
 
-def test_drawings_and_buttons_are_dropped_and_a_page_without_them_is_left():
-    page = without_controls(b'<html><body><p>Text.</p><button onclick="f()">Show Railroad</button>'
-                            b'<svg><text>pub</text></svg></body></html>')
+def test_drawings_and_action_buttons_are_dropped_and_a_panels_label_is_kept():
+    """An SVG's labels and a button that acts ("Show Railroad") are no text of the page; an accordion's question (a
+    button in its heading, or one that opens a panel) and a tab's name are."""
+    page = without_page_furniture(
+        b'<html><body><p>Text.</p><button onclick="f()">Show Railroad</button><svg><text>pub</text></svg>'
+        b'<h2 class="accordion-header"><button class="accordion-button">How do I reset my password?</button></h2>'
+        b'<button aria-expanded="false" aria-controls="p2">Can I change my e-mail address?</button>'
+        b'<button role="tab">Linux</button></body></html>')
     assert b"Text." in page and b"Railroad" not in page and b"pub" not in page
-    assert without_controls(b"<html><body><p>Text.</p></body></html>") is None
+    assert b"<h2 class=\"accordion-header\">How do I reset my password?</h2>" in page
+    assert b"Can I change my e-mail address?" in page and b"Linux" in page and b"<button" not in page
 
 
 def test_an_mdbook_reference_page_reads_its_headings_without_links_and_its_diagrams_without_labels():

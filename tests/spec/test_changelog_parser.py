@@ -6,7 +6,7 @@ import re
 
 from right_rag_dagster.core.coverage import compute_coverage
 from right_rag_dagster.core.model import Document
-from right_rag_dagster.core.units import walk_units
+from right_rag_dagster.core.units import build_units, walk_units
 
 from .conftest import REPO_ROOT
 from .invariants import check_tree, find_unit
@@ -201,6 +201,18 @@ def test_sub_headings_in_capitals_group_a_releases_changes(parse) -> None:
     fixed = latest.subunits[0].subunits
     assert len(fixed) == 4 and fixed[0].attributes["hierarchy"][-2] == "BUGS FIXED"
     assert not any(u.attributes["unit_type"] == "change" and u.topic == "FEATURES" for u in walk_units(units))
+
+
+
+def test_an_items_wrapped_word_in_capitals_is_no_sub_heading(spec_registry) -> None:
+    """A capitals line right under an item's line ("denied, as on" over "  NFS") is the item's last word."""
+    text = ("patch NEWS\n\nChanges in version 2.7:\n\n* Files are no longer chmod'ed when permission is denied, as on\n"
+            "  NFS\n* License clarifications.\n\nChanges in version 2.6:\n\n* Fixes.\n\n"
+            "Changes in version 2.5:\n\n* More fixes.\n")
+    parser = spec_registry.create("unit_parsers", "policy-changelog")
+    document = Document("patch-NEWS.txt", text, metadata={"format": "text"})
+    units = build_units(document, parser.parse_document(document), parser.parser_name)
+    assert not any(u.topic == "NFS" for u in walk_units(units))
 
 
 def test_a_header_over_its_first_item_needs_others_that_open_alike(spec_registry) -> None:

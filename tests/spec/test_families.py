@@ -109,5 +109,5 @@ def test_restructuredtext_headings_underlined_with_any_adornment(parse) -> None:
     section."""
     _, units = parse("text-manual", REPO_ROOT / "tests" / "fixtures" / "heldout37" / "documents" / "six-index.rst")
     contents = next(u for u in units if u.topic == "Package contents")
-    assert [u.topic for u in contents.subunits][:3] == ["Constants", "Object model compatibility",
-                                                        "Syntax compatibility"]
+    sections = [u.topic for u in contents.subunits if u.attributes["unit_type"] != "entry"]  # PY2, PY3 are objects
+    assert sections[:3] == ["Constants", "Object model compatibility", "Syntax compatibility"]

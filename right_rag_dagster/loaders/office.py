@@ -109,8 +109,8 @@ def unglue_fences(markdown: str) -> str:
 
 def _source(path: Path):  # noqa: ANN202 (a path, or Docling's DocumentStream)
     """What Docling converts: the file, an HTML page cut to its main content with its ``<pre>`` blocks made plain text,
-    its layout tables unwrapped, its headings' anchor links and its drawings and buttons dropped, or a Markdown file with its HTML ``<pre>`` blocks made code fences and its front
-    matter a fenced block (``with_front_matter_title``)."""
+    its layout tables unwrapped and its page furniture dropped (``without_page_furniture``), or a Markdown file with
+    its HTML ``<pre>`` blocks made code fences and its front matter a fenced block (``with_front_matter_title``)."""
     suffix = path.suffix.lower()
     if suffix in MARKDOWN_SUFFIXES:
         original = path.read_text(encoding="utf-8", errors="replace")
@@ -330,8 +330,6 @@ def unwrap_layout_tables(html: bytes) -> bytes | None:
                 part.name = "div"
         table.name = "div"
     return _utf8(soup)
-
-
 
 
 _HEADING_ANCHOR = re.compile(rb"<h[1-6]\b[^>]*>(?:(?!</h[1-6]).){0,4000}?<a\b[^>]*[\s\"']href\s*=\s*[\"']?#",

@@ -335,6 +335,10 @@ def unwrap_layout_tables(html: bytes) -> bytes | None:
 _HEADING_ANCHOR = re.compile(rb"<h[1-6]\b[^>]*>(?:(?!</h[1-6]).){0,4000}?<a\b[^>]*[\s\"']href\s*=\s*[\"']?#",
                              re.IGNORECASE | re.DOTALL)
 _CONTROL_TAG = re.compile(rb"<(?:svg|button)\b", re.IGNORECASE)
+_SELF_LINK_BLOCK = re.compile(rb"""\bid\s*=\s*["']([^"'>]+)["'][^>]*>\s*<a\b[^>]*\bhref\s*=\s*["']#\1["']""",
+                              re.IGNORECASE)
+"""An element whose first content is a link to the element itself: maybe a marker block (the Rust Reference's rule
+names, ``<div class="rule" id="r-vis.intro"><a href="#r-vis.intro">[vis.intro]</a></div>``)."""
 
 
 def without_page_furniture(html: bytes) -> bytes | None:
@@ -347,9 +351,12 @@ def without_page_furniture(html: bytes) -> bytes | None:
       railroad diagrams became dozens of one-word paragraphs, "pub", "(", "crate").
     - A button that acts on the page ("Show Railroad", "Copy") is dropped; one inside a heading, or one that opens a
       panel or a tab (``aria-expanded``, ``aria-controls``, ``role="tab"``: an accordion's question), keeps its text.
+    - A block that holds nothing but a link to itself is dropped: a permalink marker, such as the Rust Reference's
+      rule names ("[vis.intro]" over each paragraph: the generic parser made each one a paragraph of its own).
     """
     anchors, controls = _HEADING_ANCHOR.search(html), _CONTROL_TAG.search(html)
-    if not (anchors or controls):
+    markers = _SELF_LINK_BLOCK.search(html)
+    if not (anchors or controls or markers):
         return None  # most pages: no parse
     from bs4 import BeautifulSoup
 
@@ -370,6 +377,12 @@ def without_page_furniture(html: bytes) -> bytes | None:
         else:
             control.unwrap()
         changed = True
+    for link in soup.find_all("a", href=re.compile(r"^#.")) if markers else ():
+        block = None if link.decomposed else link.parent
+        if (block is not None and block.name not in HEADINGS and block.get("id") == link["href"][1:]
+                and block.get_text(strip=True) == link.get_text(strip=True)):
+            block.decompose()
+            changed = True
     return _utf8(soup) if changed else None
 
 

@@ -320,3 +320,15 @@ def test_an_mdbook_reference_page_reads_its_headings_without_links_and_its_diagr
     assert headings[0] == "# Visibility and privacy" and "## Re-exporting and visibility" in headings
     assert "Show Railroad" not in text and "\n\ncrate\n\n" not in text
     assert "It does not guarantee that the item is visible within all parts of the specified scope." in text
+    assert "[vis" not in text  # the rule names over its paragraphs
+
+
+def test_a_block_that_only_links_to_itself_is_dropped_and_a_link_in_text_stays():
+    """A permalink marker (the Rust Reference's rule names over its paragraphs) is no text of the page; a paragraph
+    that links to its own anchor among other words, and a link to another block, are."""
+    page = without_page_furniture(
+        b'<html><body><div class="rule" id="r-vis.intro"><a class="rule-link" href="#r-vis.intro">'
+        b'<span>[vis<wbr>.intro]</span></a></div><p>These two terms.</p>'
+        b'<p id="n"><a href="#n">Note</a>: read this.</p><div id="m"><a href="#other">[other]</a></div></body></html>')
+    assert b"vis" not in page and b"These two terms." in page
+    assert b'<a href="#n">Note</a>: read this.' in page and b'<a href="#other">[other]</a>' in page

@@ -42,6 +42,10 @@ _HEADLINE = re.compile(r"^(?P<text>[A-Z][A-Z0-9 .()/_-]{2,58}[A-Z0-9)])[ \t]*$",
 """A headline in capitals at the margin after a blank line ("FROM A PACKAGE", "SESSIONS AND VIMINFO"), which Vim
 highlights as a header too (``helpHeadline``): the user manual's sub-headings."""
 _BLANKS = re.compile(r"\s*")
+_CHAPTER_LINK = re.compile(r"^\s*(?:(?:Next|Previous) chapter|Table of contents|Copyright):[^|\n]*\|[^|\s]+\|.*$"
+                           r"|^\s*vim:[^\n]*:$", re.M | re.I)
+"""The lines that close a user manual chapter: "Next chapter: |usr_24.txt|  Inserting quickly", "Copyright: see
+|manual-copyright|", the mode line."""
 _MANUAL = re.compile(r"^\s*VIM (?:REFERENCE|USER) MANUAL\b", re.M)
 _BYLINE = re.compile(r"^(?:-\s*)?(?:by|author|maintainer|written by)\b", re.I)
 _DATE = re.compile(r"(?:Last change:\s*)?\b(?:\d{4}\s+\w{3}\s+\d{1,2}|\w{3}\s+\d{1,2},\s+\d{4})\s*$")
@@ -89,9 +93,14 @@ class VimHelpParser(UnitParser):
         ends = [m.start() for m in separators[1:]] + [len(text)]
         for separator, region_end in zip(separators, ends):
             start, end = H.trim(text, separator.start(), region_end)
-            body = text.find("\n", separator.end(), end) + 1 or end
+            body = _first_filled_line(text, text.find("\n", separator.end(), end) + 1 or end, end)
             heading_end = text.find("\n", body, end)
             heading = _heading(text[body:end if heading_end < 0 else heading_end])
+            if _is_chapter_links(text[body:end]):  # "Next chapter: |usr_24.txt| ...", the mode line: never indexed
+                topic = "Next chapter" if re.search(r"(?:Next|Previous) chapter:", text[body:end]) else "Mode line"
+                nodes.append(H.Node(H.unique_key(topic, seen), topic, start, end, "navigation", role="navigation",
+                                    attributes={"heading": topic}))
+                continue
             topic = heading or f"Section {len(nodes)}"
             node = H.Node(H.unique_key(topic[:80], seen), topic[:80], start, end, "section",
                           role=H.heading_role(topic), attributes={"heading": topic})
@@ -110,6 +119,18 @@ def _problem(document: Document) -> str | None:
     if not _SEPARATOR.search(text) and not _ANCHOR.search(text, text.find("\n") + 1):
         return "a Vim help file without sections ('====' lines) or tagged topics"
     return None
+
+
+def _first_filled_line(text: str, start: int, end: int) -> int:
+    """Where the first line with text at or after ``start`` begins (a heading after blank lines is the heading)."""
+    filled = re.compile(r"^[ \t]*\S", re.M).search(text, start, end)
+    return filled.start() if filled else end
+
+
+def _is_chapter_links(region: str) -> bool:
+    """Whether a section is only the links that close a user manual chapter (no text of its own to index)."""
+    lines = [line for line in region.splitlines() if line.strip()]
+    return bool(lines) and all(_CHAPTER_LINK.match(line) for line in lines)
 
 
 def _heading(line: str) -> str:

@@ -116,3 +116,15 @@ def test_declines_text_that_is_no_vim_help(spec_registry) -> None:
     parser = spec_registry.create("unit_parsers", "vim-help")
     assert not parser.parser_can_handle_document(Document("a.txt", "*a.txt*  Some notes\n\n" + "=" * 78 + "\nX\n"))
     assert not parser.parser_can_handle_document(Document("a.txt", "Notes for Vim version 9.0\n\n" + "=" * 78 + "\n"))
+
+
+def test_a_chapters_closing_links_are_navigation_not_a_section(parse) -> None:
+    """A user manual chapter ends with "Next chapter: |usr_04.txt| ..." and "Copyright: see |manual-copyright|" after
+    its last ``====`` line: navigation (never chunked), not a section titled "Section 11"; a reference file's lone
+    mode line after its last ``====`` is too."""
+    _, units = parse("vim-help", FAMILIES / "vim-usr_03.txt")
+    assert [(u.topic, u.attributes["unit_type"], u.attributes["role"]) for u in units[-1:]] == [
+        ("Next chapter", "navigation", "navigation")]
+    assert not [u for u in units if u.topic.startswith("Section ")]
+    _, units = parse("vim-help", FAMILIES / "vim-fold.txt")
+    assert (units[-1].topic, units[-1].attributes["role"]) == ("Mode line", "navigation")

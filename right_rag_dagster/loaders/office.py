@@ -335,10 +335,12 @@ def unwrap_layout_tables(html: bytes) -> bytes | None:
 _HEADING_ANCHOR = re.compile(rb"<h[1-6]\b[^>]*>(?:(?!</h[1-6]).){0,4000}?<a\b[^>]*[\s\"']href\s*=\s*[\"']?#",
                              re.IGNORECASE | re.DOTALL)
 _CONTROL_TAG = re.compile(rb"<(?:svg|button)\b", re.IGNORECASE)
-_SELF_LINK_BLOCK = re.compile(rb"""\bid\s*=\s*["']([^"'>]+)["'][^>]*>\s*<a\b[^>]*\bhref\s*=\s*["']#\1["']""",
-                              re.IGNORECASE)
-"""An element whose first content is a link to the element itself: maybe a marker block (the Rust Reference's rule
-names, ``<div class="rule" id="r-vis.intro"><a href="#r-vis.intro">[vis.intro]</a></div>``)."""
+_SELF_LINK_BLOCK = re.compile(
+    rb"""<div\b[^>]{0,500}?\bid\s*=\s*["']([^"'>]{1,200})["'][^>]{0,500}>\s*<a\b[^>]{0,500}?\bhref\s*=\s*["']#\1["']""",
+    re.IGNORECASE)
+"""A ``<div>`` whose first content is a link to the div itself: maybe a marker block (the Rust Reference's rule names,
+``<div class="rule" id="r-vis.intro"><a href="#r-vis.intro">[vis.intro]</a></div>``). Bounded: a page of ten
+thousand ``id="..."`` attributes without a ``>`` must not make it quadratic."""
 
 
 def without_page_furniture(html: bytes) -> bytes | None:
@@ -351,8 +353,10 @@ def without_page_furniture(html: bytes) -> bytes | None:
       railroad diagrams became dozens of one-word paragraphs, "pub", "(", "crate").
     - A button that acts on the page ("Show Railroad", "Copy") is dropped; one inside a heading, or one that opens a
       panel or a tab (``aria-expanded``, ``aria-controls``, ``role="tab"``: an accordion's question), keeps its text.
-    - A block that holds nothing but a link to itself is dropped: a permalink marker, such as the Rust Reference's
-      rule names ("[vis.intro]" over each paragraph: the generic parser made each one a paragraph of its own).
+    - A ``<div>`` that holds nothing but a link to itself is dropped: a permalink marker, such as the Rust Reference's
+      rule names ("[vis.intro]" over each paragraph: the generic parser made each one a paragraph of its own). Other
+      elements are kept: Cargo's command pages title each option with a ``<dt>`` that is only a link to itself
+      ("--release"), and a table's cell or a list's item holds its place.
     """
     anchors, controls = _HEADING_ANCHOR.search(html), _CONTROL_TAG.search(html)
     markers = _SELF_LINK_BLOCK.search(html)
@@ -379,8 +383,8 @@ def without_page_furniture(html: bytes) -> bytes | None:
         changed = True
     for link in soup.find_all("a", href=re.compile(r"^#.")) if markers else ():
         block = None if link.decomposed else link.parent
-        if (block is not None and block.name not in HEADINGS and block.get("id") == link["href"][1:]
-                and block.get_text(strip=True) == link.get_text(strip=True)):
+        if (block is not None and block.name == "div" and block.get("id") == link["href"][1:]
+                and link.get_text(strip=True) and block.get_text(strip=True) == link.get_text(strip=True)):
             block.decompose()
             changed = True
     return _utf8(soup) if changed else None

@@ -42,10 +42,16 @@ _HEADLINE = re.compile(r"^(?P<text>[A-Z][A-Z0-9 .()/_-]{2,58}[A-Z0-9)])[ \t]*$",
 """A headline in capitals at the margin after a blank line ("FROM A PACKAGE", "SESSIONS AND VIMINFO"), which Vim
 highlights as a header too (``helpHeadline``): the user manual's sub-headings."""
 _BLANKS = re.compile(r"\s*")
+_HEADER_MARK = re.compile(r"\s*~$")
+"""The ``~`` a header line ends in (userfunc.txt's "1. Defining a function ~"): Vim's highlight, no word of it."""
+_SENTENCE_END = re.compile(r"[a-z)|'\"]\.$")
+"""A line that ends as a sentence does, not as a heading ("... can be found at |patches-after-8.2|.")."""
 _CHAPTER_LINK = re.compile(r"^\s*(?:(?:Next|Previous) chapter|Table of contents|Copyright):[^|\n]*\|[^|\s]+\|.*$"
                            r"|^\s*vim:[^\n]*:$", re.M | re.I)
 """The lines that close a user manual chapter: "Next chapter: |usr_24.txt|  Inserting quickly", "Copyright: see
 |manual-copyright|", the mode line."""
+_CHAPTER_LABEL = re.compile(r"^\s*((?:Next|Previous) chapter|Table of contents|Copyright):", re.M | re.I)
+"""What such a region is titled by: its first link's label ("Next chapter"), else "Mode line"."""
 _MANUAL = re.compile(r"^\s*VIM (?:REFERENCE|USER) MANUAL\b", re.M)
 _BYLINE = re.compile(r"^(?:-\s*)?(?:by|author|maintainer|written by)\b", re.I)
 _DATE = re.compile(r"(?:Last change:\s*)?\b(?:\d{4}\s+\w{3}\s+\d{1,2}|\w{3}\s+\d{1,2},\s+\d{4})\s*$")
@@ -97,7 +103,8 @@ class VimHelpParser(UnitParser):
             heading_end = text.find("\n", body, end)
             heading = _heading(text[body:end if heading_end < 0 else heading_end])
             if _is_chapter_links(text[body:end]):  # "Next chapter: |usr_24.txt| ...", the mode line: never indexed
-                topic = "Next chapter" if re.search(r"(?:Next|Previous) chapter:", text[body:end]) else "Mode line"
+                label = _CHAPTER_LABEL.search(text, body, end)
+                topic = label.group(1).capitalize() if label else "Mode line"
                 nodes.append(H.Node(H.unique_key(topic, seen), topic, start, end, "navigation", role="navigation",
                                     attributes={"heading": topic}))
                 continue
@@ -134,10 +141,13 @@ def _is_chapter_links(region: str) -> bool:
 
 
 def _heading(line: str) -> str:
-    """A section's heading line read as a reader sees it: "2. Defining autocommands" without its tag, and a user
-    manual's ``*03.1*	Word movement`` as "03.1 Word movement"."""
+    """A section's heading line read as a reader sees it: "2. Defining autocommands" without its tag or a header's
+    ``~``, and a user manual's ``*03.1*	Word movement`` as "03.1 Word movement"; none when the line is a sentence
+    (version8.txt's last section opens "Patch 8.2.0001 and later can be found at |patches-after-8.2|.")."""
     tags = _TAG.findall(line)
-    words = " ".join(_TAG.sub(" ", line).split())
+    words = _HEADER_MARK.sub("", " ".join(_TAG.sub(" ", line).split()))
+    if not tags and _SENTENCE_END.search(words):
+        return ""
     numbered = [tag for tag in tags if re.fullmatch(r"\d+\.\d+", tag)]
     if numbered and not words.startswith(numbered[0]):
         words = f"{numbered[0]} {words}".strip()

@@ -128,3 +128,20 @@ def test_a_chapters_closing_links_are_navigation_not_a_section(parse) -> None:
     assert not [u for u in units if u.topic.startswith("Section ")]
     _, units = parse("vim-help", FAMILIES / "vim-fold.txt")
     assert (units[-1].topic, units[-1].attributes["role"]) == ("Mode line", "navigation")
+
+
+def test_a_sections_heading_without_its_header_mark_and_a_sentence_is_no_heading(spec_registry) -> None:
+    """A heading after blank lines is still the heading, read without the ``~`` a header ends in (userfunc.txt's
+    "1. Defining a function ~"); a sentence there (version8.txt's "Patch 8.2.0001 and later can be found at
+    |patches-after-8.2|.") titles nothing; closing links name their region by their label."""
+    rule = "=" * 78
+    text = (f"*x.txt*\tFor Vim version 9.0.  Last change: 2023 Jan 01\n\n\t\tVIM REFERENCE MANUAL\n\nX things\t\t*x*\n\n"
+            f"{rule}\n\n1. Defining a function ~\t\t\t\t*x-define*\n\nText one.\n\n"
+            f"{rule}\nMore can be found at |x-more|.\n\n"
+            f"{rule}\n\nTable of contents: |usr_toc.txt|\n\nCopyright: see |manual-copyright|  vim:tw=78:ts=8:ft=help:norl:\n")
+    parser = spec_registry.create("unit_parsers", "vim-help")
+    document = Document("x.txt", text, metadata={"format": "text"})
+    units = build_units(document, parser.parse_document(document), parser.parser_name)
+    assert [(u.topic, u.attributes["unit_type"]) for u in units] == [
+        ("Front matter", "front_matter"), ("1. Defining a function", "section"), ("Section 2", "section"),
+        ("Table of contents", "navigation")]

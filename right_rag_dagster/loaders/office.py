@@ -376,15 +376,19 @@ def without_page_furniture(html: bytes) -> bytes | None:
                 link.unwrap()
             changed = True
     for control in soup.find_all(("svg", "button")) if controls else ():
+        if control.decomposed:
+            continue  # inside a control dropped before it (a theme button's icon, a button in a drawing)
         if control.name == "svg" or not (control.find_parent(HEADINGS) or _opens_a_panel(control)):
             control.decompose()
         else:
             control.unwrap()
         changed = True
     for link in soup.find_all("a", href=re.compile(r"^#.")) if markers else ():
-        block = None if link.decomposed else link.parent
+        if link.decomposed:
+            continue
+        block, label = link.parent, link.get_text(strip=True)
         if (block is not None and block.name == "div" and block.get("id") == link["href"][1:]
-                and link.get_text(strip=True) and block.get_text(strip=True) == link.get_text(strip=True)):
+                and label and block.get_text(strip=True) == label):
             block.decompose()
             changed = True
     return _utf8(soup) if changed else None

@@ -309,6 +309,18 @@ def test_drawings_and_action_buttons_are_dropped_and_a_panels_label_is_kept():
     assert b"Can I change my e-mail address?" in page and b"Linux" in page and b"<button" not in page
 
 
+
+@pytest.mark.parametrize("nested", [
+    b'<button onclick="f()"><svg><text>x</text></svg></button>',  # Node.js's theme button and its icon
+    b"<svg><foreignObject><button>b</button></foreignObject></svg>",
+    b"<button>a<button>b</button></button>",
+])
+def test_a_control_inside_a_dropped_control_goes_with_it(nested):
+    """A page read whole (no ``<main>``) with a drawing in a button, or a button in a drawing: the inner one went
+    with the outer and was then read again (``TypeError`` on its attributes, the page not loaded)."""
+    page = without_page_furniture(b"<html><body><p>Text.</p>" + nested + b"</body></html>")
+    assert b"Text." in page and b"<button" not in page and b"<svg" not in page
+
 def test_an_mdbook_reference_page_reads_its_headings_without_links_and_its_diagrams_without_labels():
     """The Rust Reference's pages (heldout46): mdBook links each heading to itself ("# [Visibility and
     privacy](#visibility-and-privacy)" was the document's title and every citation's path) and draws its grammar as

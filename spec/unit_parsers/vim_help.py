@@ -46,12 +46,11 @@ _HEADER_MARK = re.compile(r"\s*~$")
 """The ``~`` a header line ends in (userfunc.txt's "1. Defining a function ~"): Vim's highlight, no word of it."""
 _SENTENCE_END = re.compile(r"[a-z)|'\"]\.$")
 """A line that ends as a sentence does, not as a heading ("... can be found at |patches-after-8.2|.")."""
-_CHAPTER_LINK = re.compile(r"^\s*(?:(?:Next|Previous) chapter|Table of contents|Copyright):[^|\n]*\|[^|\s]+\|.*$"
-                           r"|^\s*vim:[^\n]*:$", re.M | re.I)
-"""The lines that close a user manual chapter: "Next chapter: |usr_24.txt|  Inserting quickly", "Copyright: see
-|manual-copyright|", the mode line."""
-_CHAPTER_LABEL = re.compile(r"^\s*((?:Next|Previous) chapter|Table of contents|Copyright):", re.M | re.I)
-"""What such a region is titled by: its first link's label ("Next chapter"), else "Mode line"."""
+_CHAPTER_LINK = re.compile(r"^\s*(?:(?P<label>(?:Next|Previous) chapter|Table of contents|Copyright):[^|\n]*"
+                           r"\|[^|\s]+\|.*|vim:[^\n]*:)$", re.I)
+"""A line that closes a user manual chapter: "Next chapter: |usr_24.txt|  Inserting quickly", "Copyright: see
+|manual-copyright|" (its label titles the region), the mode line."""
+_FILLED_LINE = re.compile(r"^[ \t]*\S", re.M)
 _MANUAL = re.compile(r"^\s*VIM (?:REFERENCE|USER) MANUAL\b", re.M)
 _BYLINE = re.compile(r"^(?:-\s*)?(?:by|author|maintainer|written by)\b", re.I)
 _DATE = re.compile(r"(?:Last change:\s*)?\b(?:\d{4}\s+\w{3}\s+\d{1,2}|\w{3}\s+\d{1,2},\s+\d{4})\s*$")
@@ -100,14 +99,13 @@ class VimHelpParser(UnitParser):
         for separator, region_end in zip(separators, ends):
             start, end = H.trim(text, separator.start(), region_end)
             body = _first_filled_line(text, text.find("\n", separator.end(), end) + 1 or end, end)
+            closing = _closing_links(text[body:end])  # "Next chapter: |usr_24.txt| ...", the mode line
+            if closing:  # never indexed
+                nodes.append(H.Node(H.unique_key(closing, seen), closing, start, end, "navigation", role="navigation",
+                                    attributes={"heading": closing}))
+                continue
             heading_end = text.find("\n", body, end)
             heading = _heading(text[body:end if heading_end < 0 else heading_end])
-            if _is_chapter_links(text[body:end]):  # "Next chapter: |usr_24.txt| ...", the mode line: never indexed
-                label = _CHAPTER_LABEL.search(text, body, end)
-                topic = label.group(1).capitalize() if label else "Mode line"
-                nodes.append(H.Node(H.unique_key(topic, seen), topic, start, end, "navigation", role="navigation",
-                                    attributes={"heading": topic}))
-                continue
             topic = heading or f"Section {len(nodes)}"
             node = H.Node(H.unique_key(topic[:80], seen), topic[:80], start, end, "section",
                           role=H.heading_role(topic), attributes={"heading": topic})
@@ -130,14 +128,17 @@ def _problem(document: Document) -> str | None:
 
 def _first_filled_line(text: str, start: int, end: int) -> int:
     """Where the first line with text at or after ``start`` begins (a heading after blank lines is the heading)."""
-    filled = re.compile(r"^[ \t]*\S", re.M).search(text, start, end)
+    filled = _FILLED_LINE.search(text, start, end)
     return filled.start() if filled else end
 
 
-def _is_chapter_links(region: str) -> bool:
-    """Whether a section is only the links that close a user manual chapter (no text of its own to index)."""
-    lines = [line for line in region.splitlines() if line.strip()]
-    return bool(lines) and all(_CHAPTER_LINK.match(line) for line in lines)
+def _closing_links(region: str) -> str | None:
+    """The title of a section that is only the links closing a user manual chapter (no text of its own to index):
+    its first link's label ("Next chapter"), or "Mode line"; None for any other section."""
+    matches = [_CHAPTER_LINK.match(line) for line in region.splitlines() if line.strip()]
+    if not matches or not all(matches):
+        return None
+    return next((m.group("label").capitalize() for m in matches if m.group("label")), "Mode line")
 
 
 def _heading(line: str) -> str:

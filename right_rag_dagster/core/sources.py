@@ -5,7 +5,11 @@ loader) re-parses what that parser parsed, and an edit elsewhere re-parses nothi
 from __future__ import annotations
 
 import ast
+import json
+import os
+import sys
 from collections.abc import Iterable, Iterator
+from contextlib import suppress
 from functools import cache
 from pathlib import Path
 
@@ -15,6 +19,9 @@ PACKAGE = Path(__file__).resolve().parents[1]
 DISCOVERY = ("core/registry.py", "core/sources.py")
 """Modules that find and load plugins (a spec plugin imports ``load_helper`` from the registry): they shape no
 plugin's output, so they are neither followed nor hashed, and an edit to them re-parses nothing."""
+
+Imports = tuple[tuple[int, str, tuple[str, ...]], ...]
+"""``(level, module, names)`` of each import statement of a file."""
 
 
 def code_version(paths: Iterable[Path], package: Path = PACKAGE) -> str:
@@ -46,10 +53,19 @@ def _digests(paths: Iterable[Path], package: Path) -> dict[Path, str]:
 
 
 @cache
-def _parsed(path: Path, digest: str) -> tuple[tuple[int, str, tuple[str, ...]], ...]:
+def _parsed(path: Path, digest: str) -> Imports:
     """``(level, module, names)`` of each import statement of ``path`` at content ``digest``; none for a file Python
     cannot parse (a leftover helper beside a plugin: its import fails on its own, reported by discovery, and its
-    bytes still count in the version)."""
+    bytes still count in the version). Kept beside the file's bytecode (``_cache_file``): parsing every plugin and
+    the modules they import was a fifth of a run with nothing to index."""
+    found = _read_cache(path, digest)
+    if found is None:
+        found = _parse_imports(path)
+        _write_cache(path, digest, found)
+    return found
+
+
+def _parse_imports(path: Path) -> Imports:
     try:
         tree = ast.parse(path.read_bytes(), filename=str(path))
     except (SyntaxError, ValueError):
@@ -63,6 +79,42 @@ def _parsed(path: Path, digest: str) -> tuple[tuple[int, str, tuple[str, ...]], 
     return tuple(found)
 
 
+def _cache_file(path: Path) -> Path | None:
+    """Where ``path``'s imports are kept: its ``__pycache__`` folder, named like its bytecode (none on a Python
+    without a cache tag)."""
+    tag = sys.implementation.cache_tag
+    return path.parent / "__pycache__" / f"{path.stem}.{tag}.imports.json" if tag else None
+
+
+def _read_cache(path: Path, digest: str) -> Imports | None:
+    """The kept imports of ``path`` when they were read from the same bytes (``digest``), else None."""
+    target = _cache_file(path)
+    try:
+        kept = json.loads(target.read_text(encoding="utf-8")) if target else None
+        if not isinstance(kept, dict) or kept.get("digest") != digest:
+            return None
+        return tuple((int(level), str(module), tuple(str(name) for name in names))
+                     for level, module, names in kept["imports"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # missing, unreadable or not ours: parse the file again
+
+
+def _write_cache(path: Path, digest: str, found: Imports) -> None:
+    """Keep ``found`` for the next process, as Python keeps bytecode: not when it is told not to write any
+    (``PYTHONDONTWRITEBYTECODE``), and silently not where the folder is read-only."""
+    target = _cache_file(path)
+    if target is None or sys.dont_write_bytecode:
+        return
+    partial = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+    try:
+        target.parent.mkdir(exist_ok=True)
+        partial.write_text(json.dumps({"digest": digest, "imports": found}), encoding="utf-8")
+        os.replace(partial, target)  # whole or absent: a process reading it never sees half a file
+    except OSError:
+        with suppress(OSError):  # no folder to write in, or the partial file is left: the next run parses again
+            partial.unlink(missing_ok=True)
+
+
 def _statements(body: list[ast.AST]) -> Iterator[ast.AST]:
     """Every statement of ``body`` and of the blocks nested in it: an import is a statement, so the expressions that
     make up most of a module's tree need no visit (a third of the time a full ``ast.walk`` takes)."""
@@ -74,8 +126,11 @@ def _statements(body: list[ast.AST]) -> Iterator[ast.AST]:
                 yield from _statements(nested)
 
 
-def _imported(path: Path, digest: str, package: Path) -> list[Path]:
-    """The files of ``package`` that ``path``'s import statements name (a module, or a package's ``__init__``)."""
+@cache
+def _imported(path: Path, digest: str, package: Path) -> tuple[Path, ...]:
+    """The files of ``package`` that ``path``'s import statements name (a module, or a package's ``__init__``).
+    Once per file and content in a process: every plugin's version follows the same modules (the package's files
+    are not added or removed while it runs)."""
     inside = path.is_relative_to(package)
     here = list(path.relative_to(package.parent).parent.parts) if inside else []
     files = []
@@ -92,7 +147,7 @@ def _imported(path: Path, digest: str, package: Path) -> list[Path]:
             found = _module_file(package.parent, dotted)
             if found is not None and found.relative_to(package).as_posix() not in DISCOVERY:
                 files.append(found)
-    return files
+    return tuple(files)
 
 
 def _module_file(root: Path, dotted: list[str]) -> Path | None:

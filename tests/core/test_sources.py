@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import sys
 from pathlib import Path
+
+import pytest
 
 from right_rag_dagster.builtins.unit_parsers import generic
 from right_rag_dagster.core import sources
@@ -99,3 +103,50 @@ def test_a_helper_python_cannot_parse_is_reported_and_the_other_plugins_load(tmp
     first = registry.version("unit_parsers", "ok")
     write(folder, "_old.py", "print 'hello again'\n")
     assert build_registry(tmp_path / "spec").version("unit_parsers", "ok") != first
+
+
+def fresh(monkeypatch) -> None:  # noqa: ANN001
+    """A new process's view: nothing parsed in memory yet."""
+    monkeypatch.setattr(sources, "_parsed", functools.cache(sources._parsed.__wrapped__))
+    monkeypatch.setattr(sources, "_imported", functools.cache(sources._imported.__wrapped__))
+
+
+def test_a_files_imports_are_kept_beside_its_bytecode_for_the_next_process(tmp_path, monkeypatch):
+    root = package(tmp_path)
+    plugin = [root / "plugins/parser.py"]
+    monkeypatch.setattr(sources.sys, "dont_write_bytecode", False)
+    fresh(monkeypatch)
+    first = sources.code_version(plugin, root)
+    kept = root / "plugins" / "__pycache__" / f"parser.{sys.implementation.cache_tag}.imports.json"
+    assert kept.is_file() and not list(kept.parent.glob("*.tmp"))
+
+    fresh(monkeypatch)
+    monkeypatch.setattr(sources.ast, "parse", lambda *a, **k: pytest.fail("parsed again"))
+    assert sources.code_version(plugin, root) == first  # every file's imports read from what was kept
+
+    monkeypatch.undo()
+    monkeypatch.setattr(sources.sys, "dont_write_bytecode", False)
+    fresh(monkeypatch)
+    write(root, "plugins/parser.py", "import re\n")  # new bytes: what was kept no longer applies
+    assert sources.package_sources(plugin, root) == [root / "plugins/parser.py"]
+    kept.write_text("{not json", encoding="utf-8")  # damaged: ignored, parsed again
+    fresh(monkeypatch)
+    assert sources.package_sources(plugin, root) == [root / "plugins/parser.py"]
+
+
+def test_nothing_is_kept_when_python_is_told_not_to_write_bytecode(tmp_path, monkeypatch):
+    root = package(tmp_path)
+    monkeypatch.setattr(sources.sys, "dont_write_bytecode", True)
+    fresh(monkeypatch)
+    sources.code_version([root / "plugins/parser.py"], root)
+    assert not list(root.rglob("__pycache__"))
+
+
+def test_a_cache_folder_that_cannot_be_written_costs_a_parse_not_an_error(tmp_path, monkeypatch):
+    root = package(tmp_path)
+    monkeypatch.setattr(sources.sys, "dont_write_bytecode", False)
+    fresh(monkeypatch)
+    (root / "plugins" / "__pycache__").write_text("a file where the folder would go")  # as a read-only folder would
+    found = sources.package_sources([root / "plugins/parser.py"], root)
+    assert [p.relative_to(root).as_posix() for p in found] == ["core/rules.py", "core/words.py", "plugins/parser.py"]
+    assert sorted(p.name for p in (root / "plugins").iterdir()) == ["__pycache__", "parser.py"]

@@ -17,6 +17,7 @@ Example::
     identity = "boost"           # none | boost | first | filter: how a document named in the question ranks
     neighbours = true            # neighbouring chunks among the five best join into one hit (searching/neighbours.py)
     within_document = true       # one document's passages ordered by its own statistics (searching/within_document.py)
+    document_prior = 0.5         # BM25 passages weighed by their whole document's BM25 (searching/bm25.py; 0: off)
     answer_min_coverage = 0.25   # extractive answers: "Not found" below this share of the question's term weight
 """
 
@@ -46,6 +47,17 @@ FUSIONS = ("documents", "rrf")
 """How hybrid ranks (``fusion``): ``rrf``: by the reciprocal rank fusion of BM25 and dense alone, so dense has its
 say in which documents hold the top places; ``documents``: BM25's ranking says which documents hold the top places
 (and their scores), the fusion orders each document's chunks among its places (``searching/retrievers.py``)."""
+DOCUMENT_PRIOR = 0.5
+"""A chunk's BM25 score is multiplied by its document's BM25 score for the question over whole documents (each
+document's chunks as one text), divided by the best document's, to this power; a document the question names keeps
+a factor of 1. A question that describes a program's behaviour without naming it shares words with passages of many
+documents; the document that answers tends to share them across its sections, where another's one passage holds a few
+of the rarer ones. On the 48 tuning sets in one index (1,490 questions, bm25; rank 1 / top 5 / MRR@10): off 903 /
+1,171 / 0.684, 0.5 923 / 1,205 / 0.702, hybrid 965 / 1,248 -> 978 / 1,266; a first version that weighed only the
+first 100 candidates gave 921 / 1,196 at 0.25, 924 / 1,203 at 0.5 and 927 / 1,199 at 1 (docs/evaluation.md,
+forty-seventh round). ``document_prior = 0`` in ``[right-rag.retrieval]`` (or the retriever option) turns it off."""
+
+
 DEFAULT_FUSION = "rrf"
 """``documents`` was the default until the 17 tuning sets (518 questions over their 173 documents in one index)
 showed ``rrf`` one question behind at rank 1 and six ahead in the top 5 (answers +2), and an unseen set the same
@@ -104,6 +116,7 @@ class RetrievalSettings:
     identity: str = DEFAULT_IDENTITY
     neighbours: bool = True
     within_document: bool = True
+    document_prior: float = DOCUMENT_PRIOR
     answer_min_coverage: float = DEFAULT_MIN_COVERAGE
     retriever_defaulted: bool = field(default=False, init=False)
     """Whether ``retriever`` is ``DEFAULT_RETRIEVERS``' choice rather than the project's."""
@@ -136,6 +149,10 @@ class RetrievalSettings:
         if values.get("fusion", DEFAULT_FUSION) not in FUSIONS:
             raise ConfigError(f"unknown hybrid fusion {values['fusion']!r} in [right-rag.retrieval] fusion; use one of "
                               f"{', '.join(FUSIONS)}")
+        prior = values.get("document_prior", DOCUMENT_PRIOR)
+        if isinstance(prior, bool) or not isinstance(prior, int | float) or not 0 <= prior <= 4:
+            raise ConfigError("[right-rag.retrieval] document_prior must be a number from 0 (off) to 4 (the power of "
+                              f"a document's share of the best document's BM25 score), got {prior!r}")
         coverage = values.get("answer_min_coverage", DEFAULT_MIN_COVERAGE)
         if isinstance(coverage, bool) or not isinstance(coverage, int | float) or not 0 <= coverage <= 1:
             raise ConfigError("[right-rag.retrieval] answer_min_coverage must be a number from 0 to 1 (the share of "
@@ -155,13 +172,15 @@ class RetrievalSettings:
         return self.reranker
 
     def retriever_options(self) -> dict[str, Any]:
-        """What ``search`` passes to the retriever from these settings: hybrid's weights and fusion, and
-        ``within_document`` when it is turned off."""
+        """What ``search`` passes to the retriever from these settings: hybrid's weights and fusion,
+        ``within_document`` when it is turned off and ``document_prior`` when it is not the default."""
         options: dict[str, Any] = {"fusion": self.fusion}
         if self.weights:
             options["weights"] = self.weights
         if not self.within_document:
             options["within_document"] = False
+        if self.document_prior != DOCUMENT_PRIOR:
+            options["document_prior"] = float(self.document_prior)
         return options
 
 

@@ -142,13 +142,14 @@ def dense_nearest(con: Connection, t: IndexTables, vector_sql: str, fetch: int) 
                        f"ORDER BY array_cosine_distance(vector, {vector_sql}) LIMIT {int(fetch)}").fetchall()
 
 
-def _bm25_weight(n: str, df: str, tf: str, length: str, params: tuple[float, float]) -> str:
+def _bm25_weight(n: str, df: str, tf: str, length: str, params: tuple[float, float],
+                 avgdl: str = "stats.avgdl") -> str:
     """One term's BM25 weight in one chunk as SQL over the named columns (``params``: k1, b, as doubles like the
     snapshot's, not DECIMAL literals): fts's IDF ``log((n - df + 0.5) / (df + 0.5) + 1)`` times the saturated,
-    length-normalized term frequency (``stats.avgdl``: the average chunk length)."""
+    length-normalized term frequency (``avgdl``: the average length, of a chunk unless told)."""
     k1, b = f"{params[0]}::DOUBLE", f"{params[1]}::DOUBLE"
     return (f"log((({n} - {df}) + 0.5) / ({df} + 0.5) + 1) "
-            f"* (({tf} * ({k1} + 1)) / ({tf} + {k1} * ((1 - {b}) + {b} * ({length} / stats.avgdl))))")
+            f"* (({tf} * ({k1} + 1)) / ({tf} + {k1} * ((1 - {b}) + {b} * ({length} / {avgdl}))))")
 
 
 def bm25_document_scores(con: Connection, t: IndexTables, termids: Sequence[int], documents: Sequence[str],
@@ -174,25 +175,55 @@ def bm25_document_scores(con: Connection, t: IndexTables, termids: Sequence[int]
         GROUP BY hits.chunk_id""").fetchall())
 
 
+def _document_prior_sql(t: IndexTables, params: tuple[float, float], power: float, named: Sequence[str]) -> str:
+    """The ``prior (document_id, factor)`` common table of ``bm25_best_rows`` over its ``hits``: each document's
+    BM25 over whole documents (term frequencies and lengths summed over its chunks, IDF over documents) divided by
+    the best document's, to ``power``; 1 for the ``named`` documents, and for every document when ``power`` is 0."""
+    chunker = literal(t.chunker)
+    if not power:
+        return f"prior AS (SELECT DISTINCT document_id, 1.0::DOUBLE AS factor FROM chunks WHERE chunker = {chunker})"
+    weight = _bm25_weight("whole.n", "held.df", "counted.tf", "lengths.len", params, avgdl="whole.avgdl")
+    return f"""lengths AS (SELECT c.document_id, coalesce(sum(b.len), 0)::DOUBLE AS len FROM chunks AS c
+                         LEFT JOIN {t.bm25} AS b ON b.chunk_id = c.chunk_id
+                         WHERE c.chunker = {chunker} GROUP BY c.document_id),
+             whole AS (SELECT count(*) AS n, avg(len) AS avgdl FROM lengths),
+             counted AS (SELECT hits.termid, c.document_id, sum(hits.tf)::DOUBLE AS tf FROM hits
+                         JOIN {t.bm25} AS b USING (doc_key)
+                         JOIN chunks AS c ON c.chunker = {chunker} AND c.chunk_id = b.chunk_id
+                         GROUP BY hits.termid, c.document_id),
+             held AS (SELECT termid, count(*) AS df FROM counted GROUP BY termid),
+             whole_scores AS (SELECT counted.document_id, sum({weight}) AS score
+                              FROM counted JOIN held USING (termid) JOIN lengths USING (document_id) CROSS JOIN whole
+                              GROUP BY counted.document_id),
+             prior AS (SELECT document_id, CASE WHEN document_id IN ({literal(list(named))[1:-1] if named else "NULL"})
+                               THEN 1.0 ELSE pow(score / max(score) OVER (), {power!r}) END AS factor
+                       FROM whole_scores)"""
+
+
 def bm25_best_rows(con: Connection, t: IndexTables, termids: Sequence[int], k: int, columns: Sequence[str],
-                   params: tuple[float, float], size_prior: float = 0.0) -> list[tuple]:
+                   params: tuple[float, float], size_prior: float = 0.0, document_prior: float = 0.0,
+                   named: Sequence[str] = ()) -> list[tuple]:
     """``columns`` of the ``k`` chunks scoring best by BM25 (``params``: k1, b) on ``termids``, with the score
     last, scored in a temporary table (in memory: the store stays read-only) instead of loading the index. Each
-    score is multiplied by its document's number of chunks to the power ``-size_prior``."""
+    score is multiplied by its document's number of chunks to the power ``-size_prior`` and by its document's BM25
+    over whole documents, over the best document's, to the power ``document_prior`` (``DocumentTerms`` of
+    ``retrieval.searching.bm25``), except the ``named`` documents'."""
     terms = ", ".join(str(int(i)) for i in termids)
+    chunker = literal(t.chunker)
     scores = f"""
         WITH stats AS (SELECT count(*) AS n, avg(len) AS avgdl FROM {t.bm25}),
              hits AS (SELECT termid, doc_key, tf FROM {t.postings} WHERE termid IN ({terms})),
              df AS (SELECT termid, count(*) AS df FROM hits GROUP BY termid),
-             sizes AS (SELECT document_id, count(*) AS n FROM chunks WHERE chunker = {literal(t.chunker)}
+             sizes AS (SELECT document_id, count(*) AS n FROM chunks WHERE chunker = {chunker}
                        GROUP BY document_id),
              summed AS (SELECT hits.doc_key, any_value(c.chunk_id) AS chunk_id,
                                sum({_bm25_weight("stats.n", "df.df", "hits.tf", "c.len", params)}) AS score
                         FROM hits JOIN df USING (termid) JOIN {t.bm25} AS c USING (doc_key) CROSS JOIN stats
-                        GROUP BY hits.doc_key)
-        SELECT summed.doc_key, summed.score * pow(sizes.n::DOUBLE, -{float(size_prior)!r}) AS score
-        FROM summed JOIN chunks AS own ON own.chunker = {literal(t.chunker)} AND own.chunk_id = summed.chunk_id
-             JOIN sizes USING (document_id)"""
+                        GROUP BY hits.doc_key),
+             {_document_prior_sql(t, params, float(document_prior), named)}
+        SELECT summed.doc_key, summed.score * pow(sizes.n::DOUBLE, -{float(size_prior)!r}) * prior.factor AS score
+        FROM summed JOIN chunks AS own ON own.chunker = {chunker} AND own.chunk_id = summed.chunk_id
+             JOIN sizes USING (document_id) JOIN prior USING (document_id)"""
     con.execute(f"CREATE TEMP TABLE _scores AS {scores}")  # in memory: the store stays read-only
     total = con.execute("SELECT count(*) FROM _scores").fetchone()[0]
     depth = k

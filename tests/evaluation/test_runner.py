@@ -162,6 +162,18 @@ def test_within_document_is_a_setting_that_reaches_the_retriever() -> None:
         RetrievalSettings.from_dict({"within_document": "no"})
 
 
+def test_the_document_prior_is_a_setting_that_reaches_the_retriever() -> None:
+    """``document_prior`` in ``[right-rag.retrieval]`` becomes the retriever option (0 turns the weighing by whole
+    documents off, tests/retrieval/test_bm25.py); a value that is not a number from 0 to 4 is named."""
+    from right_rag_dagster.retrieval.settings import DOCUMENT_PRIOR, RetrievalSettings
+
+    assert "document_prior" not in RetrievalSettings.from_dict({"document_prior": DOCUMENT_PRIOR}).retriever_options()
+    assert RetrievalSettings.from_dict({"document_prior": 0}).retriever_options()["document_prior"] == 0.0
+    for wrong in ("high", True, -1, 5):
+        with pytest.raises(ConfigError, match=f"document_prior must be a number from 0 \\(off\\) to 4 .*got {wrong!r}"):
+            RetrievalSettings.from_dict({"document_prior": wrong})
+
+
 def test_retrieval_is_scored_in_the_order_a_query_answers_from(indexed_project: Path) -> None:
     """The project's reranker reorders the hits ``evaluate`` scores (no flow) as it reorders a query's, and the
     report names it; the default (``none`` with this embedder) reranks nothing."""

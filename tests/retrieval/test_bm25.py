@@ -3,10 +3,12 @@ incremental builds, and no stale results after documents leave the store."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pytest
 
 from right_rag_dagster.errors import ConfigError
@@ -15,16 +17,18 @@ from right_rag_dagster.retrieval.build import bm25 as bm25_index
 from right_rag_dagster.retrieval.build.bm25 import FTS_OPTIONS, create_stopword_table, drop_bm25
 from right_rag_dagster.retrieval.build.pending import PendingChunks
 from right_rag_dagster.retrieval.build.terms import chunk_terms
+from right_rag_dagster.retrieval.formats import K1, B
 from right_rag_dagster.retrieval.indexed_text import bm25_text, heading_and_text, indexed_text
 from right_rag_dagster.retrieval.searching.bm25 import SIZE_PRIOR, query_terms, size_weights
 from right_rag_dagster.retrieval.searching.chunk_table import ChunkTable
 from right_rag_dagster.retrieval.searching.cold import cold_bm25
-from right_rag_dagster.retrieval.searching.snapshot import clear_cache, first_search
+from right_rag_dagster.retrieval.searching.identity import identify, store_names
+from right_rag_dagster.retrieval.searching.snapshot import clear_cache, first_search, open_index
 from right_rag_dagster.retrieval.stopwords import ENGLISH_STOPWORDS, FTS_ENGLISH_STOPWORDS, KEPT
 from right_rag_dagster.retrieval.tokenize import token_text
 from right_rag_dagster.store import Store, content
 from right_rag_dagster.store.extensions import load_extension
-from right_rag_dagster.store.search_tables import IndexTables
+from right_rag_dagster.store.search_tables import IndexTables, bm25_best_rows
 from right_rag_dagster.store.texts import read_texts
 from tests.retrieval.store_builder import copy_store, index_documents
 
@@ -76,10 +80,73 @@ def test_scores_equal_fts_match_bm25(built_store: Store) -> None:
             "WHERE score IS NOT NULL", [token_text(question)]).fetchall()
         expected = sorted(((chunk_id, score * factor[chunk_id]) for chunk_id, score in scored),
                           key=lambda row: (-row[1], row[0]))[:8]
-        got = search(built_store, question, chunker="default", k=8, neighbours=False)
+        got = search(built_store, question, chunker="default", k=8, neighbours=False, options={"document_prior": 0})
         assert expected and [h.score for h in got] == pytest.approx([row[1] for row in expected], rel=1e-9)
         assert {h.chunk_id for h in got if h.score > expected[-1][1] * (1 + 1e-9)} == \
             {chunk_id for chunk_id, score in expected if score > expected[-1][1] * (1 + 1e-9)}
+
+
+@pytest.mark.parametrize("power", [0.5, 1.0])
+def test_the_document_prior_is_fts_match_bm25_over_whole_documents(built_store: Store, power: float) -> None:
+    """Each chunk's fts score (times the size prior) times its document's ``match_bm25`` over an fts index of whole
+    documents (each document's chunks' tokens as one text) over the best document's, to ``power``
+    (``DOCUMENT_PRIOR``): in the snapshot's postings and in the first search's SQL alike."""
+    with built_store.read() as con:
+        rows = con.execute("SELECT chunk_id, document_id, section_path, fulltext FROM chunks "
+                           "WHERE chunker = 'default'").fetchall()
+    size = {document: n ** -SIZE_PRIOR for document, n in Counter(row[1] for row in rows).items()}
+    reference = duckdb.connect()
+    load_extension(reference, "fts")
+    create_stopword_table(reference)
+    tokens = [(chunk_id, document, token_text(bm25_text(*heading_and_text(path, text))))
+              for chunk_id, document, path, text in rows]
+    reference.execute("CREATE TABLE docs (chunk_id VARCHAR, tokens VARCHAR)")
+    reference.executemany("INSERT INTO docs VALUES (?, ?)", [(c, t) for c, _, t in tokens])
+    reference.execute(f"PRAGMA create_fts_index('docs', 'chunk_id', 'tokens', {FTS_OPTIONS})")
+    wholes: dict[str, list[str]] = {}
+    for _, document, text in tokens:
+        wholes.setdefault(document, []).append(text)
+    reference.execute("CREATE TABLE wholes (document_id VARCHAR, tokens VARCHAR)")
+    reference.executemany("INSERT INTO wholes VALUES (?, ?)", [(d, " ".join(t)) for d, t in wholes.items()])
+    reference.execute(f"PRAGMA create_fts_index('wholes', 'document_id', 'tokens', {FTS_OPTIONS})")
+    index = open_index(built_store, "default")
+    t = IndexTables("default")
+    for question in ("What must debian/rules do with DEB_BUILD_OPTIONS?", "conveying object code"):
+        match = "SELECT * FROM (SELECT {0}, fts_main_{1}.match_bm25({0}, ?) AS score FROM {1}) WHERE score IS NOT NULL"
+        whole = dict(reference.execute(match.format("document_id", "wholes"), [token_text(question)]).fetchall())
+        assert len(whole) > 1  # the question's words are in several documents: the factor orders them
+        best = max(whole.values())
+        document_of = {c: d for c, d, _ in tokens}
+        expected = sorted(((c, score * size[document_of[c]] * (whole[document_of[c]] / best) ** power)
+                           for c, score in reference.execute(match.format("chunk_id", "docs"),
+                                                             [token_text(question)]).fetchall()),
+                          key=lambda row: (-row[1], row[0]))[:8]
+        warm = index.postings().search(question, 8, None, index.chunks, document_prior=power)
+        with built_store.read() as con:
+            termids = list(index.postings().term_ids(question).values())
+            cold = bm25_best_rows(con, t, termids, 8, ["chunk_id"], (K1, B), SIZE_PRIOR, power)
+        for got in ([(c.chunk_id, c.score) for c in warm], cold):
+            assert [score for _, score in got] == pytest.approx([score for _, score in expected], rel=1e-9)
+            assert [chunk for chunk, _ in got] == [chunk for chunk, _ in expected]
+
+
+def test_a_named_document_is_not_weighed_by_its_whole_text(built_store: Store) -> None:
+    """The rows of the documents a question names keep their BM25 score (a factor of 1); every other row is weighed
+    by its document's share of the best document's score, which moves the ranking."""
+    index = open_index(built_store, "default")
+    chunks, postings = index.chunks, index.postings()
+    question = "What must debian/rules do with DEB_BUILD_OPTIONS?"
+    plain = {c.chunk_id: c.score for c in postings.search(question, len(chunks), None, chunks, document_prior=0)}
+    weighed = {c.chunk_id: c.score for c in postings.search(question, len(chunks), None, chunks)}
+    documents = {row[0]: row[1] for row in chunks.rows}
+    lowered = {documents[c] for c in plain if weighed[c] < plain[c] * (1 - 1e-9)}
+    assert lowered and len(lowered) < len({documents[c] for c in plain})  # the best document keeps its scores
+    named_document = sorted(lowered)[0]
+    named = np.array([row[1] == named_document for row in chunks.rows])
+    kept = {c.chunk_id: c.score for c in postings.search(question, len(chunks), None, chunks, named=named)}
+    assert all(kept[c] == pytest.approx(plain[c], rel=1e-12) for c in plain if documents[c] == named_document)
+    assert all(kept[c] == pytest.approx(weighed[c], rel=1e-12) for c in plain if documents[c] != named_document)
+    assert sorted(plain, key=plain.get) != sorted(weighed, key=weighed.get)
 
 
 def test_question_stopwords_never_score(built_store: Store) -> None:
@@ -197,6 +264,22 @@ def test_the_first_search_reads_duckdb_directly_and_ranks_like_the_snapshot(buil
     assert [h.chunk_id for h in cold] == [h.chunk_id for h in warm]
     assert [h.score for h in cold] == pytest.approx([h.score for h in warm], rel=1e-9)
     assert cold == [replace(h, score=c.score) for h, c in zip(warm, cold)]
+
+
+def test_the_first_search_leaves_named_documents_unweighed_like_the_snapshot(built_store: Store) -> None:
+    """A question that names two documents is scored whole (no name is blanked out), so the first search of a process
+    answers it from SQL: the named documents keep a factor of 1 there as in the snapshot."""
+    question = "Does the Debian Policy ask for what the GPL-3.0 says about copyright notices?"
+    clear_cache()
+    assert first_search(built_store, "default")
+    cold = search(built_store, question, chunker="default", k=7, neighbours=False)
+    warm = search(built_store, question, chunker="default", k=7, neighbours=False)
+    names = identify(question, store_names(built_store))
+    assert len(names.named) == 2 and names.lexical == question, names
+    assert [h.chunk_id for h in cold] == [h.chunk_id for h in warm]
+    assert [h.score for h in cold] == pytest.approx([h.score for h in warm], rel=1e-9)
+    plain = search(built_store, question, chunker="default", k=7, neighbours=False, options={"document_prior": 0})
+    assert [h.score for h in plain] == pytest.approx([h.score for h in warm], rel=1e-9)  # both documents named
 
 
 def test_the_first_search_skips_chunks_that_left_the_store(store_copy: Store) -> None:

@@ -4,7 +4,7 @@ Loading computes every posting's BM25 weight from its term frequency, the term's
 chunk's length (fts's ``match_bm25`` formula). A query's tokens are stemmed by fts's own ``stem()`` (the Porter
 stemmer the index used), looked up in the dictionary, and the weights of those terms are summed: the same
 scores as ``match_bm25``, in about a millisecond instead of a scan of every document. Each chunk's score is then
-weighed by its document's size (``SIZE_PRIOR``).
+weighed by its document's size (``SIZE_PRIOR``) and by how well the whole document answers (``DOCUMENT_PRIOR``).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from ...store.search_tables import (
 )
 from ..errors import IndexMissingError
 from ..formats import BM25_FORMAT, K1, B
+from ..settings import DOCUMENT_PRIOR
 from ..stemmer import stems
 from ..stopwords import ENGLISH_STOPWORDS
 from ..tokenize import camel_parts, tokenize
@@ -85,13 +86,14 @@ class Bm25Postings:
     """Weighted postings of one chunker in CSR form (term -> rows of the ``ChunkTable``)."""
 
     def __init__(self, vocab: dict[str, int], indptr: np.ndarray, rows: np.ndarray, weights: np.ndarray,
-                 size: int, idf: np.ndarray | None = None) -> None:
+                 size: int, idf: np.ndarray | None = None, documents: DocumentTerms | None = None) -> None:
         self.vocab = vocab
         self.indptr = indptr
         self.rows = rows
         self.weights = weights
         self.size = size
         self.idf = idf if idf is not None else np.zeros(max(len(indptr) - 1, 0))
+        self.documents = documents
 
     @classmethod
     def load(cls, con: Connection, chunks: ChunkTable) -> Bm25Postings:
@@ -119,8 +121,12 @@ class Bm25Postings:
         order = np.argsort(termids * np.int64(len(chunks) + 1) + rows[live])
         counts = np.bincount(termids, minlength=max(vocab.values(), default=-1) + 1)
         indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        row_length = np.zeros(len(chunks), dtype=np.float64)
+        row_length[key_row[key_row >= 0]] = key_len[key_row >= 0]
+        documents = DocumentTerms.build(termids[order], rows[live][order], data["tf"][live][order].astype(np.float64),
+                                        row_length, chunks, len(indptr) - 1)
         return cls(vocab, indptr, rows[live][order], weights[live][order], len(chunks),
-                   np.pad(idf, (0, max(0, len(indptr) - 1 - len(idf)))))
+                   np.pad(idf, (0, max(0, len(indptr) - 1 - len(idf)))), documents)
 
     def scores(self, query: str) -> tuple[np.ndarray, dict[str, int]]:
         """BM25 score of every row for ``query`` (0 where no term matches) and the matched term ids."""
@@ -150,17 +156,73 @@ class Bm25Postings:
         return scores
 
     def search(self, query: str, depth: int, allowed: np.ndarray | None, chunks: ChunkTable,
-               elsewhere: tuple[str, np.ndarray] | None = None) -> list[Candidate]:
+               elsewhere: tuple[str, np.ndarray] | None = None,
+               document_prior: float = DOCUMENT_PRIOR, named: np.ndarray | None = None) -> list[Candidate]:
         """The ``depth`` best rows among ``allowed`` (all when None), best first, ties in document order.
-        ``elsewhere = (other_query, rows)``: only ``rows`` are scored by ``query``, all others by ``other_query``."""
-        scores, _ = self.scores(query)
+        ``elsewhere = (other_query, rows)``: only ``rows`` are scored by ``query``, all others by ``other_query``.
+        ``document_prior``: the power of each document's share of the best document's score (``DOCUMENT_PRIOR``),
+        except for the ``named`` rows (the documents the question names), whose factor is 1."""
+        scores, matched = self.scores(query)
+        if document_prior and self.documents is not None:
+            scores = scores * self.documents.factors(matched.values(), document_prior, named)
         if elsewhere is not None:
             other, rows = elsewhere
-            scores = np.where(rows, scores, self.scores(other)[0])
+            others, matched = self.scores(other)
+            if document_prior and self.documents is not None:
+                others = others * self.documents.factors(matched.values(), document_prior, named)
+            scores = np.where(rows, scores, others)
         scores = scores * size_weights(chunks)
         if allowed is not None:
             scores = np.where(allowed, scores, 0.0)
         return top_candidates(scores, depth, chunks)
+
+
+class DocumentTerms:
+    """BM25 over whole documents (each document's chunks as one text: term frequencies and lengths summed, IDF over
+    documents), in CSR form (term -> documents), to weigh each chunk by its document's score (``DOCUMENT_PRIOR``)."""
+
+    def __init__(self, indptr: np.ndarray, documents: np.ndarray, weights: np.ndarray, row_document: np.ndarray,
+                 count: int) -> None:
+        self.indptr = indptr
+        self.documents = documents
+        self.weights = weights
+        self.row_document = row_document
+        self.count = count
+
+    @classmethod
+    def build(cls, termids: np.ndarray, rows: np.ndarray, tf: np.ndarray, row_length: np.ndarray,
+              chunks: ChunkTable, terms: int) -> DocumentTerms:
+        """From the chunks' postings sorted by term, then row (rows are in document order, so each term's
+        postings of one document are consecutive) and each row's length in terms."""
+        row_document = chunks.document_numbers()
+        count = int(row_document.max()) + 1 if len(row_document) else 0
+        document = row_document[rows]
+        starts = np.flatnonzero(np.concatenate([[True], (termids[1:] != termids[:-1])
+                                                | (document[1:] != document[:-1])])) if len(rows) else rows
+        term_of = termids[starts]
+        document_of = document[starts]
+        summed = np.add.reduceat(tf, starts) if len(starts) else tf
+        lengths = np.bincount(row_document, weights=row_length, minlength=count)
+        held = np.bincount(term_of, minlength=terms).astype(np.float64)
+        weights = idf(count, held[term_of]) * tf_weights(summed, lengths[document_of],
+                                                         avgdl=float(lengths.mean()) if count else 1.0)
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(term_of, minlength=terms))]).astype(np.int64)
+        return cls(indptr, document_of, weights, row_document, count)
+
+    def factors(self, term_ids: Iterable[int], power: float, named: np.ndarray | None = None) -> np.ndarray:
+        """Each row's factor: its document's BM25 for the terms ``term_ids`` over the best document's, to ``power``
+        (0 for a document with none of them, whose chunks score 0 anyway); 1 for the ``named`` rows: a document the
+        question names is the one it asks about, however few of its other words that document holds."""
+        scores = np.zeros(self.count, dtype=np.float64)
+        for termid in term_ids:
+            if termid + 1 < len(self.indptr):
+                start, end = self.indptr[termid], self.indptr[termid + 1]
+                scores[self.documents[start:end]] += self.weights[start:end]
+        best = scores.max() if len(scores) else 0.0
+        if best <= 0:
+            return np.ones(len(self.row_document), dtype=np.float64)
+        factors = (scores / best)[self.row_document] ** power
+        return factors if named is None else np.where(named, 1.0, factors)
 
 
 def size_weights(chunks: ChunkTable) -> np.ndarray:

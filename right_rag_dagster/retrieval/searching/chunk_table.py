@@ -78,6 +78,13 @@ class ChunkTable:
             sizes[start:end] = end - start
         return sizes
 
+    def document_numbers(self) -> np.ndarray:
+        """Each row's document as a number (0 for the first document, in row order)."""
+        numbers = np.zeros(len(self.rows), dtype=np.int64)
+        for number, (start, end) in enumerate(self._runs().values()):
+            numbers[start:end] = number
+        return numbers
+
     def _runs(self) -> dict[str, tuple[int, int]]:
         """Each document's rows ``start:end``, found once."""
         if self._documents is None:

@@ -8,6 +8,7 @@ Both paths use the same formula and statistics and order ties by document and or
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from operator import attrgetter
 
@@ -15,14 +16,17 @@ from ...store import Store
 from ...store.search_tables import IndexTables, bm25_best_rows, bm25_document_scores, bm25_term_ids
 from ..formats import K1, B
 from ..hits import Hit
+from ..settings import DOCUMENT_PRIOR
 from .bm25 import SIZE_PRIOR, camel_part_terms, has_terms, query_terms
 from .chunk_table import COLUMNS, Candidate, ChunkTable
 from .within_document import DEPTH, order_within_documents, shared_documents
 
 
-def cold_bm25(store: Store, query: str, chunker: str, k: int, retriever: str = "bm25") -> list[Hit]:
-    """The ``k`` best chunks for ``query`` by BM25, read directly from the store, each document's ordered by
-    its own IDF among its places (``within_document``), as ``RetrievalRequest.bm25`` orders them."""
+def cold_bm25(store: Store, query: str, chunker: str, k: int, retriever: str = "bm25",
+              document_prior: float = DOCUMENT_PRIOR, named: Sequence[str] = ()) -> list[Hit]:
+    """The ``k`` best chunks for ``query`` by BM25, read directly from the store, each weighed by its document's
+    BM25 over whole documents (``document_prior``; not the ``named`` documents) and each document's ordered by its own IDF among its places
+    (``within_document``), as ``RetrievalRequest.bm25`` ranks them."""
     t = IndexTables(chunker)
     with store.read() as con:
         if not has_terms(con, chunker):
@@ -31,7 +35,8 @@ def cold_bm25(store: Store, query: str, chunker: str, k: int, retriever: str = "
         termids = [held[stem] for stem in query_terms(query, held) if stem in held]
         if not termids:
             return []
-        rows = bm25_best_rows(con, t, termids, max(k, DEPTH), COLUMNS, (K1, B), SIZE_PRIOR)
+        rows = bm25_best_rows(con, t, termids, max(k, DEPTH), COLUMNS, (K1, B), SIZE_PRIOR, document_prior,
+                              named)
         several = sorted(shared_documents(row[1] for row in rows))
         local = bm25_document_scores(con, t, termids, several, (K1, B))
     table = ChunkTable(chunker, [row[:-1] for row in rows])

@@ -16,7 +16,7 @@ import numpy as np
 from ...core.registry import Registry
 from ...errors import ConfigError
 from ..embedders import Embedder, embedder_for_identity
-from ..settings import DEFAULT_FUSION, FUSIONS
+from ..settings import DEFAULT_FUSION, DOCUMENT_PRIOR, FUSIONS
 from .chunk_table import Candidate
 from .fusion import reciprocal_rank_fusion, within_documents
 from .snapshot import SearchIndex
@@ -31,7 +31,8 @@ class RetrievalRequest:
     (``identity.identify``) and ``named_rows`` the mask of the named documents' chunks (and of the versions a
     name without a version fits, ``Identified.versions``): ``bm25()`` scores
     those by the whole question and every other chunk by ``lexical_query``, so a passage that merely quotes
-    the name earns nothing for it. ``expansion``: words BM25 scores too (the expansions of the acronyms the
+    the name earns nothing for it (when the question only names a document, ``named_rows`` alone: BM25 does not
+    weigh those documents by their whole text, ``settings.DOCUMENT_PRIOR``). ``expansion``: words BM25 scores too (the expansions of the acronyms the
     question writes, ``acronyms.expansion``). ``dense()`` embeds the whole question."""
 
     query: str
@@ -52,7 +53,8 @@ class RetrievalRequest:
     def bm25(self, depth: int | None = None, query: str | None = None) -> list[Candidate]:
         """The BM25 ranking of ``query`` (default: the request's question, its name scored only in the named
         documents), ``depth`` candidates (default ``k``), each document's ordered by its own IDF among its places
-        (``within_document``; option ``within_document = false`` turns it off)."""
+        (``within_document``; option ``within_document = false`` turns it off), each weighed by its document's
+        BM25 over whole documents (option ``document_prior``, ``settings.DOCUMENT_PRIOR``; 0 turns it off)."""
         postings, chunks = self.index.postings(), self.index.chunks
         wanted = depth or self.k
         fetch = max(wanted, WITHIN_DEPTH) if self.options.get("within_document", True) else wanted
@@ -61,7 +63,9 @@ class RetrievalRequest:
         if query is None and self.lexical_query is not None and self.named_rows is not None:
             other = _plus(self.lexical_query, self.expansion)
         found = postings.search(text, fetch, self.allowed, chunks,
-                                elsewhere=(other, self.named_rows) if other is not None else None)
+                                elsewhere=(other, self.named_rows) if other is not None else None,
+                                document_prior=float(self.options.get("document_prior", DOCUMENT_PRIOR)),
+                                named=self.named_rows)
         if not self.options.get("within_document", True):
             return found
         terms = {words: postings.term_ids(words).values() for words in (text, other) if words is not None}

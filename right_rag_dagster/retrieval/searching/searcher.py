@@ -14,7 +14,7 @@ from ...errors import ConfigError
 from ...store import Store
 from ..embedders import Embedder, make_embedder
 from ..hits import Hit
-from ..settings import DEFAULT_IDENTITY, check_variant
+from ..settings import DEFAULT_IDENTITY, DOCUMENT_PRIOR, check_variant
 from .acronyms import expansion, store_acronyms, writes_acronym
 from .chunk_table import Candidate, ChunkTable
 from .cold import cold_bm25
@@ -45,7 +45,7 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
     ``filters`` restrict the chunks (see ``retrieval.filters``); ``embedder`` is needed by dense and hybrid
     (a local model is recreated from the stored identity when omitted); ``expand`` returns a whole unit
     in place of several of its chunks; ``registry`` finds spec/retrievers plugins; ``options`` go to the
-    retriever (``weights``, ``rrf_k``, ``depth``, ``within_document``); ``identity`` says how a document named in the question
+    retriever (``weights``, ``rrf_k``, ``depth``, ``within_document``, ``document_prior``); ``identity`` says how a document named in the question
     moves its passages (``searching.identity``: none, boost, first, filter); ``neighbours`` joins chunks that
     follow one another in the text and all rank high (``searching.neighbours``; not with ``expand``).
     """
@@ -66,7 +66,9 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
     fetch = k * 3 if expand else max(k + WINDOW - 1, WINDOW) if neighbours else k
     if cold and first_search(store, chunker):
         hits = cold_bm25(store, f"{query} {extra}" if extra else query, chunker,
-                         max(fetch, DEPTH) if named else fetch)
+                         max(fetch, DEPTH) if named else fetch,
+                         document_prior=float((options or {}).get("document_prior", DOCUMENT_PRIOR)),
+                         named=[*named, *names.versions])
         hits = reorder(hits, named, identity, _hit_document, _hit_score, _named_hit)
         hits = reorder_stanzas(hits, query, _hit_document, lambda h: pattern_terms(h.attributes), _hit_score,
                                _stanza_hit, names.said.get, lambda h: field_terms(h.attributes))
@@ -80,7 +82,7 @@ def search(store: Store, query: str, *, chunker: str, retriever: str | Retriever
     request = RetrievalRequest(query=query, k=max(fetch, DEPTH) if deep else fetch, index=index, allowed=allowed,
                                embedder=make_embedder(embedder), options=dict(options or {}),
                                lexical_query=names.lexical if quoted else None,
-                               named_rows=_within(index.chunks, {**named, **names.versions}, None) if quoted else None,
+                               named_rows=_within(index.chunks, {**named, **names.versions}, None) if named else None,
                                expansion=extra)
     candidates = plugin.retrieve(request)
     name = plugin.retriever_name

@@ -27,7 +27,10 @@ P = load_helper(__file__, "_pdf_layout.py")
 MIN_SECTIONS = 3
 MAX_SUBSECTION_LEAD = 4
 """A text rendering indents ``.SS`` headings by 3 spaces and section bodies by 7."""
-_SECTION = re.compile(r"^[A-Z][A-Z0-9 ,&'/()-]{1,60}$")
+_SECTION = re.compile(r"^[A-Z][A-Z0-9 ,&'/()$.:-]{1,60}$")
+"""At a text rendering's margin, capitals with a file's dot, a variable's ``$`` or a colon are headings too:
+sources.list(5)'s "SOURCES.LIST.D" and "THE DEB AND DEB-SRC TYPES: OPTIONS", kernel-install(8)'s "THE $BOOT
+PARTITION" (they were read as text of the section before them)."""
 _TYPESET_SECTION = re.compile(r"^[A-Z][A-Z ,&'/()-]{1,60}$")
 """A typeset page has no margin to tell a heading: a capitalised line with a digit there is a table row."""
 _TITLED_SECTION = re.compile(r"^[A-Z][\w,&'/()-]*(?: [\w,&'/()-]+){0,8}$")

@@ -123,6 +123,21 @@ def test_title_case_headings_at_the_margin_are_sections(parse) -> None:
     assert local.attributes["hierarchy"] == ["Command Reference", "pyenv local"]
 
 
+def test_capitals_with_dots_colons_and_variables_at_the_margin_are_sections(parse) -> None:
+    """sources.list(5)'s "THE DEB AND DEB-SRC TYPES: OPTIONS" held its options under the section before it, and
+    kernel-install(8)'s "THE $BOOT PARTITION" was an entry of COMMANDS."""
+    fixtures = REPO_ROOT / "tests" / "fixtures"
+    _, units = parse("man-page", fixtures / "heldout6" / "documents" / "sources.list.5.txt")
+    topics = [u.topic for u in units]
+    assert topics[2:9] == ["DESCRIPTION", "SOURCES.LIST.D", "ONE-LINE-STYLE FORMAT", "DEB822-STYLE FORMAT",
+                           "THE DEB AND DEB-SRC TYPES: GENERAL FORMAT", "THE DEB AND DEB-SRC TYPES: OPTIONS",
+                           "URI SPECIFICATION"]
+    options = units[topics.index("THE DEB AND DEB-SRC TYPES: OPTIONS")]
+    assert options.subunits and "Architectures (arch)" in options.raw_text
+    _, units = parse("man-page", fixtures / "heldout48" / "documents" / "kernel-install.8.txt")
+    assert [u.topic for u in units][4:7] == ["COMMANDS", "THE $BOOT PARTITION", "OPTIONS"]
+
+
 def test_a_question_that_wraps_over_its_answer_is_one_entry(parse) -> None:
     """gitfaq(7) sets each question at the margin over its indented answer; a question that wraps over two lines
     read as a paragraph over an indented example, so it and the answers after it were one "Paragraph" (all of

@@ -162,19 +162,21 @@ class Bm25Postings:
         ``elsewhere = (other_query, rows)``: only ``rows`` are scored by ``query``, all others by ``other_query``.
         ``document_prior``: the power of each document's share of the best document's score (``DOCUMENT_PRIOR``),
         except for the ``named`` rows (the documents the question names), whose factor is 1."""
-        scores, matched = self.scores(query)
-        if document_prior and self.documents is not None:
-            scores = scores * self.documents.factors(matched.values(), document_prior, named)
+        scores = self._weighed(query, document_prior, named)
         if elsewhere is not None:
             other, rows = elsewhere
-            others, matched = self.scores(other)
-            if document_prior and self.documents is not None:
-                others = others * self.documents.factors(matched.values(), document_prior, named)
-            scores = np.where(rows, scores, others)
+            scores = np.where(rows, scores, self._weighed(other, document_prior, named))
         scores = scores * size_weights(chunks)
         if allowed is not None:
             scores = np.where(allowed, scores, 0.0)
         return top_candidates(scores, depth, chunks)
+
+    def _weighed(self, query: str, document_prior: float, named: np.ndarray | None) -> np.ndarray:
+        """Every row's BM25 score for ``query`` times its document's factor (``DocumentTerms.factors``)."""
+        scores, matched = self.scores(query)
+        if document_prior and self.documents is not None:
+            scores = scores * self.documents.factors(matched.values(), document_prior, named)
+        return scores
 
 
 class DocumentTerms:

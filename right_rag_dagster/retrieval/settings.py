@@ -128,9 +128,12 @@ class RetrievalSettings:
             object.__setattr__(self, "retriever", DEFAULT_RETRIEVERS["embedder" if self.embedder else "none"])
             object.__setattr__(self, "retriever_defaulted", True)
         if self.reranker is None:
-            from .embedders import names_minilm  # lazily, as embedder_for_project does
+            minilm = False
+            if self.embedder is not None:  # no embedder: no need to import the embedders (a no-change index)
+                from .embedders import names_minilm  # lazily, as embedder_for_project does
 
-            object.__setattr__(self, "reranker", DEFAULT_RERANKERS["minilm" if names_minilm(self.embedder) else "other"])
+                minilm = names_minilm(self.embedder)
+            object.__setattr__(self, "reranker", DEFAULT_RERANKERS["minilm" if minilm else "other"])
             object.__setattr__(self, "reranker_defaulted", True)
 
     @classmethod

@@ -34,6 +34,8 @@ _NUMBERED = re.compile(rf"^(?P<prefix>(?:Chapter|CHAPTER|Appendix|APPENDIX){_SPA
                        rf"\.?{_SPACE}(?P<title>[A-Z/\"'“(`].*)$")
 _UNDERLINE = re.compile(r"^(?:([=*\-~^#+])\1{2,}|([<>\"'])\2{3,})$")  # <>"' from four: not a >>> prompt
 _VERSION = re.compile(r"\b(?:[Vv]ersion|Release|Revision)\s+\d[\w.]*\w")
+_NUMBERED_RELEASE = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*\b")
+"""A version number in a heading ("Avahi 0.8, the 'Dobro Jutro' release"): see ``_first_of_releases``."""
 _MAX_TITLE_WORDS = 12
 _TITLE_LOOKAHEAD = 40
 """Lines of the front matter searched for a title when the opening line is a sentence."""
@@ -97,7 +99,7 @@ class TextManualParser(UnitParser):
         # a reStructuredText title may follow a note, a comment (a licence header) or fields (":orphan:")
         opens = (first.overlined or not text[:first.start].strip() or only_comments(text[:first.start])
                  or only_fields(text[:first.start]))
-        title_heading = first if first.numbering is None and opens else None
+        title_heading = first if first.numbering is None and opens and not _first_of_releases(headings) else None
         body = [h for h in headings if h is not title_heading]
         title = _rst_plain(title_heading.title) if title_heading else _title_line(text, body[0].start, document.id)
         version = _VERSION.search(text, 0, body[0].start)
@@ -160,6 +162,17 @@ def _candidates(text: str, standalone: bool) -> list[_Heading]:
         elif not standalone:
             found.append(_Heading(start + lead, end, " ".join(stripped.split()), None, below[0], overline))
     return found
+
+
+def _first_of_releases(headings: list[_Heading]) -> bool:
+    """Whether the first heading is the first of a series of releases, underlined alike and each naming a version
+    (Avahi's NEWS: "Avahi 0.8, the 'Dobro Jutro' release" over 42 older ones): the newest release, not the
+    document's title, which every passage's header would carry."""
+    first = headings[0]
+    if not _NUMBERED_RELEASE.search(first.title):
+        return False
+    alike = [h for h in headings[1:] if h.mark == first.mark and h.overlined == first.overlined]
+    return len(alike) >= MIN_UNDERLINED and 2 * sum(bool(_NUMBERED_RELEASE.search(h.title)) for h in alike) >= len(alike)
 
 
 def _structure_problem(headings: list[_Heading]) -> str | None:

@@ -222,3 +222,23 @@ def test_a_title_that_names_its_version_is_not_labelled_with_it_again(parse) -> 
     assert units[0].attributes["document_label"] == "Kerberos Version 5, Release 1.20"
     _, units = parse("manual", REPO_ROOT / "tests" / "spec" / "fixtures" / "families" / "bzip2-manual.pdf")
     assert units[0].attributes["document_label"] == "bzip2 and libbzip2, version 1.0.8"
+
+
+HELDOUT49 = REPO_ROOT / "tests" / "fixtures" / "heldout49" / "documents"
+
+
+def test_a_news_file_is_not_titled_by_its_newest_release(parse) -> None:
+    """Avahi's NEWS opens with "Avahi 0.8, the 'Dobro Jutro' release" underlined like the 42 older releases under it:
+    it was taken as the title, so every passage's header named release 0.8 and that release's text was front
+    matter."""
+    _, units = parse("text-manual", HELDOUT49 / "avahi-NEWS.txt")
+    assert units[0].attributes["document_title"] == "avahi NEWS"
+    assert [u.topic for u in units[:2]] == ["Avahi 0.8, the 'Dobro Jutro' release", "Avahi 0.7, the 'Adieu' release"]
+    assert {u.attributes["unit_type"] for u in units} == {"chapter"}
+
+
+def test_a_manual_titled_by_its_first_underlined_line_keeps_it_though_its_sections_are_underlined_alike(parse) -> None:
+    """Valgrind's README ("Release notes for Valgrind", three sections underlined with the same ``~``) names no
+    version in its title line: the title stays."""
+    _, units = parse("text-manual", REPO_ROOT / "tests" / "fixtures" / "heldout27" / "documents" / "valgrind-README.txt")
+    assert units[0].attributes["document_title"] == "Release notes for Valgrind"

@@ -2,7 +2,10 @@
 plugin modules the caller passes (``right_rag_dagster.registry.build_registry`` passes the package's).
 
 A plugin file that fails to import is reported (file and exception) instead of stopping discovery. A spec
-plugin with the same name as a built-in replaces it; two spec plugins with one name are an error.
+plugin with the same name as a built-in replaces it; two spec plugins with one name are an error. What a spec file
+registered is kept beside its bytecode for its version (``sources.keep``): the next process knows its plugins'
+names and versions without running the file, and imports it when a plugin is first used (a run with nothing to
+index never does).
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -19,7 +22,7 @@ from typing import Any
 from ..errors import ConfigError, PluginError
 from .hashing import file_hash, stable_hash
 from .interfaces import PLUGIN_KINDS
-from .sources import code_version
+from .sources import code_version, keep, read_kept
 
 SMOKE_TEST_KINDS = ("unit_parsers", "chunk_parsers")
 
@@ -31,15 +34,21 @@ def register_plugin_kind(kind: str, interface: type, name_property: str) -> None
 
 @dataclass(frozen=True)
 class PluginInfo:
-    """A discovered plugin: where it came from and its version (a hash of its source, ``_source_version``)."""
+    """A discovered plugin: where it came from and its version (a hash of its source, ``_source_version``). ``load``
+    gives its class: at hand when discovery ran the file, imported on first use when it was known from what an
+    earlier process kept."""
 
     kind: str
     name: str
-    cls: type
-    source_file: str
-    version: str
-    builtin: bool
-    selected_by_default: bool
+    load: Callable[[], type] = field(repr=False, compare=False)
+    source_file: str = ""
+    version: str = ""
+    builtin: bool = False
+    selected_by_default: bool = True
+
+    @property
+    def cls(self) -> type:
+        return self.load()
 
 
 @dataclass(frozen=True)
@@ -167,6 +176,13 @@ def load_helper(plugin_file: str | Path, filename: str) -> Any:
     return sys.modules.get(module_name) or _exec_file(module_name, path)
 
 
+KEPT = "plugins"
+"""What discovery keeps of a spec file beside its bytecode (``sources.keep``)."""
+KEPT_FORMAT = 1
+"""Part of the kept entry's key: a change to what discovery finds in a file (this module is in no plugin's version,
+``sources.DISCOVERY``) must raise it."""
+
+
 def _discover(registry: Registry, kind: str, spec: KindSpec, folder: Path) -> None:
     if not folder.is_dir():
         return
@@ -174,20 +190,69 @@ def _discover(registry: Registry, kind: str, spec: KindSpec, folder: Path) -> No
     for path in sorted(folder.rglob("*.py")):
         if path.name == "__init__.py" or "__pycache__" in path.parts:
             continue
+        version = _source_version(path, builtin=False)
+        key = f"{KEPT_FORMAT}:{kind}:{version}"
+        kept = read_kept(path, KEPT, key)
+        if isinstance(kept, list) and _register_kept(registry, kind, path, folder, version, kept, seen_in_spec):
+            continue
         try:
             module = _import_file(path, kind, folder)
         except Exception as exc:  # a user's broken file must not stop discovery
             registry.errors.append(PluginLoadError(kind, str(path), f"import failed: {type(exc).__name__}: {exc}"))
             continue
-        _register(registry, kind, spec, module, path, seen_in_spec)
+        errors = len(registry.errors)
+        found = _register(registry, kind, spec, module, path, seen_in_spec, version)
+        if len(registry.errors) == errors:  # a file with an error is run again each time, so it is reported again
+            keep(path, KEPT, key, found)
+
+
+def _register_kept(registry: Registry, kind: str, path: Path, folder: Path, version: str, kept: list,
+                   seen_in_spec: dict[str, str]) -> bool:
+    """Register the plugins an earlier process found in ``path`` at ``version``, their classes imported on first
+    use; False (nothing registered) when the entry is not one ``_register`` wrote or a name is taken."""
+    try:
+        entries = [(str(cls_name), str(name), bool(default)) for cls_name, name, default in kept]
+    except (TypeError, ValueError):
+        return False
+    if any(name in seen_in_spec for _, name, _ in entries):
+        return False  # import the file: registering it reports the clash as before
+    module = _LazyModule(path, kind, folder)
+    for cls_name, name, default in entries:
+        seen_in_spec[name] = str(path)
+        registry.plugins[kind][name] = PluginInfo(kind=kind, name=name, load=module.attribute(cls_name),
+                                                  source_file=str(path), version=version, builtin=False,
+                                                  selected_by_default=default)
+    return True
+
+
+class _LazyModule:
+    """A spec file imported the first time one of its plugin classes is asked for (once for all its classes)."""
+
+    def __init__(self, path: Path, kind: str, folder: Path) -> None:
+        self.path, self.kind, self.folder = path, kind, folder
+        self._module: ModuleType | None = None
+
+    def attribute(self, name: str) -> Callable[[], type]:
+        return lambda: getattr(self._load(), name)
+
+    def _load(self) -> ModuleType:
+        if self._module is None:
+            try:
+                self._module = _import_file(self.path, self.kind, self.folder)
+            except Exception as exc:
+                raise PluginError(f"{self.path}: import failed: {type(exc).__name__}: {exc} (it imported when "
+                                  "this run started: was it edited since?)") from exc
+        return self._module
 
 
 def _register(registry: Registry, kind: str, spec: KindSpec, module: ModuleType, path: Path,
-              seen_in_spec: dict[str, str] | None) -> None:
-    """Every plugin class defined in ``module``; ``seen_in_spec`` (None for a built-in) catches reused names."""
+              seen_in_spec: dict[str, str] | None, version: str | None = None) -> list[list]:
+    """Every plugin class defined in ``module``; ``seen_in_spec`` (None for a built-in) catches reused names.
+    Returns ``[class name, plugin name, selected by default]`` of each one registered."""
     interface, name_property = _interface(spec)
     builtin = seen_in_spec is None
-    version = _source_version(path, builtin)
+    version = version or _source_version(path, builtin)
+    found = []
     for _, cls in inspect.getmembers(module, inspect.isclass):
         if cls.__module__ != module.__name__ or not issubclass(cls, interface) or inspect.isabstract(cls):
             continue
@@ -207,15 +272,15 @@ def _register(registry: Registry, kind: str, spec: KindSpec, module: ModuleType,
             continue
         if not builtin:
             seen_in_spec[name] = str(path)
-        registry.plugins[kind][name] = PluginInfo(
-            kind=kind,
-            name=name,
-            cls=cls,
-            source_file=str(path),
-            version=version,
-            builtin=builtin,
-            selected_by_default=bool(getattr(cls, "selected_by_default", True)),
-        )
+        default = bool(getattr(cls, "selected_by_default", True))
+        registry.plugins[kind][name] = PluginInfo(kind=kind, name=name, load=_constant(cls), source_file=str(path),
+                                                  version=version, builtin=builtin, selected_by_default=default)
+        found.append([cls.__name__, name, default])
+    return found
+
+
+def _constant(cls: type) -> Callable[[], type]:
+    return lambda: cls
 
 
 def _import_file(path: Path, kind: str, folder: Path) -> Any:

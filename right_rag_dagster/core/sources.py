@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import suppress
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from .hashing import file_hash, stable_hash
 
@@ -56,7 +57,7 @@ def _digests(paths: Iterable[Path], package: Path) -> dict[Path, str]:
 def _parsed(path: Path, digest: str) -> Imports:
     """``(level, module, names)`` of each import statement of ``path`` at content ``digest``; none for a file Python
     cannot parse (a leftover helper beside a plugin: its import fails on its own, reported by discovery, and its
-    bytes still count in the version). Kept beside the file's bytecode (``_cache_file``): parsing every plugin and
+    bytes still count in the version). Kept beside the file's bytecode (``keep``): parsing every plugin and
     the modules they import was a fifth of a run with nothing to index."""
     found = _read_cache(path, digest)
     if found is None:
@@ -79,40 +80,52 @@ def _parse_imports(path: Path) -> Imports:
     return tuple(found)
 
 
-def _cache_file(path: Path) -> Path | None:
-    """Where ``path``'s imports are kept: its ``__pycache__`` folder, named like its bytecode (none on a Python
+def _cache_file(path: Path, what: str) -> Path | None:
+    """Where ``what`` is kept for ``path``: its ``__pycache__`` folder, named like its bytecode (none on a Python
     without a cache tag)."""
     tag = sys.implementation.cache_tag
-    return path.parent / "__pycache__" / f"{path.stem}.{tag}.imports.json" if tag else None
+    return path.parent / "__pycache__" / f"{path.stem}.{tag}.{what}.json" if tag else None
 
 
-def _read_cache(path: Path, digest: str) -> Imports | None:
-    """The kept imports of ``path`` when they were read from the same bytes (``digest``), else None."""
-    target = _cache_file(path)
+def read_kept(path: Path, what: str, key: str) -> Any:
+    """What ``keep`` kept of ``path`` under ``what`` for the same ``key`` (its bytes' digest, a version), else None:
+    missing, unreadable, for another key or not ours."""
+    target = _cache_file(path, what)
     try:
         kept = json.loads(target.read_text(encoding="utf-8")) if target else None
-        if not isinstance(kept, dict) or kept.get("digest") != digest:
-            return None
-        return tuple((int(level), str(module), tuple(str(name) for name in names))
-                     for level, module, names in kept["imports"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None  # missing, unreadable or not ours: parse the file again
+    except (OSError, ValueError):
+        return None
+    return kept.get("value") if isinstance(kept, dict) and kept.get("key") == key else None
 
 
-def _write_cache(path: Path, digest: str, found: Imports) -> None:
-    """Keep ``found`` for the next process, as Python keeps bytecode: not when it is told not to write any
+def keep(path: Path, what: str, key: str, value: Any) -> None:
+    """Keep ``value`` (JSON) for the next process, as Python keeps bytecode: not when it is told not to write any
     (``PYTHONDONTWRITEBYTECODE``), and silently not where the folder is read-only."""
-    target = _cache_file(path)
+    target = _cache_file(path, what)
     if target is None or sys.dont_write_bytecode:
         return
     partial = target.with_name(f"{target.name}.{os.getpid()}.tmp")
     try:
         target.parent.mkdir(exist_ok=True)
-        partial.write_text(json.dumps({"digest": digest, "imports": found}), encoding="utf-8")
+        partial.write_text(json.dumps({"key": key, "value": value}), encoding="utf-8")
         os.replace(partial, target)  # whole or absent: a process reading it never sees half a file
     except OSError:
-        with suppress(OSError):  # no folder to write in, or the partial file is left: the next run parses again
+        with suppress(OSError):  # no folder to write in, or the partial file is left: the next run does the work
             partial.unlink(missing_ok=True)
+
+
+def _read_cache(path: Path, digest: str) -> Imports | None:
+    """The kept imports of ``path`` when they were read from the same bytes (``digest``), else None."""
+    kept = read_kept(path, "imports", digest)
+    try:
+        return None if kept is None else tuple((int(level), str(module), tuple(str(name) for name in names))
+                                               for level, module, names in kept)
+    except (ValueError, TypeError):
+        return None  # not ours: parse the file again
+
+
+def _write_cache(path: Path, digest: str, found: Imports) -> None:
+    keep(path, "imports", digest, found)
 
 
 def _statements(body: list[ast.AST]) -> Iterator[ast.AST]:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
 
 from ..core.hashing import stable_hash
@@ -16,11 +17,16 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Selected:
-    """One selected plugin: its name, version (source hash) and instance."""
+    """One selected plugin: its name, version (source hash) and instance, made when first used (a run with nothing
+    to index plans by names and versions and never imports a spec file, ``core.registry``)."""
 
     name: str
     version: str
-    plugin: Any
+    make: Callable[[], Any] = field(repr=False, compare=False)
+
+    @cached_property
+    def plugin(self) -> Any:
+        return self.make()
 
 
 @dataclass(frozen=True)
@@ -40,7 +46,7 @@ class PluginSet:
         registry = project.registry
 
         def one(kind: str, name: str) -> Selected:
-            return Selected(name, registry.version(kind, name), registry.create(kind, name))
+            return Selected(name, registry.version(kind, name), partial(registry.create, kind, name))
 
         def pick(kind: str) -> tuple[Selected, ...]:
             return tuple(one(kind, name) for name in project.selected(kind))

@@ -37,7 +37,9 @@ def test_index_prints_summary_then_skips_unchanged(indexed, capsys):
 
 def test_index_with_nothing_to_do_imports_none_of_the_run(indexed):
     """A no-change `right-rag index` in a fresh process (issue 11: < 0.5 s) loads neither Dagster nor the embedders
-    nor the helpers ctypes.util drags in (subprocess, tempfile): its time is mostly imports."""
+    nor the helpers ctypes.util drags in (subprocess, tempfile), nor runs the spec files (their plugins' names and
+    versions are kept beside their bytecode by the run before): its time is mostly imports."""
+    import os
     import subprocess
     import sys
 
@@ -45,13 +47,15 @@ def test_index_with_nothing_to_do_imports_none_of_the_run(indexed):
     code = ("import atexit, sys\n"
             "from right_rag_dagster.cli import console_main\n"
             "heavy = ('dagster', 'right_rag_dagster.retrieval.embedders', 'right_rag_dagster.orchestration', 'torch',"
-            " 'ctypes.util', 'subprocess')\n"
+            " 'ctypes.util', 'subprocess', 'right_rag_spec')\n"
             "atexit.register(lambda: print('loaded:', sorted(m for m in sys.modules if m.startswith(heavy))))\n"
             f"sys.argv = ['right-rag', '--project', {str(project)!r}, 'index', '--quiet']\n"
             "console_main()\n")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
-    assert "indexed 0, unchanged 3" in result.stdout
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    for run in ("keeps what discovery found", "uses it"):
+        result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+        assert result.returncode == 0, result.stderr
+        assert "indexed 0, unchanged 3" in result.stdout, run
     assert result.stdout.strip().splitlines()[-1] == "loaded: []"
 
 

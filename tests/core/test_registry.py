@@ -226,3 +226,67 @@ def test_a_later_layer_can_register_a_new_plugin_kind(tmp_path, write_plugin):
         assert build_registry(spec).names("test_widgets") == ["gear"]
     finally:
         PLUGIN_KINDS.pop("test_widgets")
+
+
+def kept_discovery(monkeypatch) -> None:  # noqa: ANN001
+    """Let discovery keep what it finds beside the bytecode (PYTHONDONTWRITEBYTECODE may be set where tests run)."""
+    from right_rag_dagster.core import sources
+
+    monkeypatch.setattr(sources.sys, "dont_write_bytecode", False)
+
+
+def no_imports(monkeypatch) -> list[Path]:  # noqa: ANN001
+    """Record the spec files discovery runs (and run them as before)."""
+    from right_rag_dagster.core import registry as core_registry
+
+    ran: list[Path] = []
+    real = core_registry._import_file
+
+    def recording(path, kind, folder):  # noqa: ANN001, ANN202
+        ran.append(path)
+        return real(path, kind, folder)
+
+    monkeypatch.setattr(core_registry, "_import_file", recording)
+    return ran
+
+
+def test_the_next_discovery_knows_a_files_plugins_without_running_it_until_one_is_used(tmp_path, write_plugin,
+                                                                                       monkeypatch):
+    spec = tmp_path / "spec"
+    write_plugin(spec, "unit_parsers", "a.py", parser_source("acts", cls="A") + parser_source("orders", cls="B")
+                 .split("\n", 3)[3])  # two plugin classes in one file
+    write_plugin(spec, "unit_parsers", "_helper.py", "WORDS = 1\n")
+    kept_discovery(monkeypatch)
+    first = build_registry(spec)
+    ran = no_imports(monkeypatch)
+    again = build_registry(spec)
+    assert ran == [] and again.errors == []
+    assert again.names("unit_parsers") == first.names("unit_parsers") == ["acts", "default", "generic", "orders"]
+    assert again.version("unit_parsers", "acts") == first.version("unit_parsers", "acts")
+    assert again.info("unit_parsers", "orders").source_file == str(spec / "unit_parsers" / "a.py")
+    assert again.create("unit_parsers", "acts").parser_name == "acts"  # imported now, once for both classes
+    assert again.create("unit_parsers", "orders").parser_name == "orders"
+    assert ran == [spec / "unit_parsers" / "a.py"]
+
+
+def test_an_edited_or_broken_file_is_run_again_and_its_errors_reported_every_time(tmp_path, write_plugin,
+                                                                                   monkeypatch):
+    spec = tmp_path / "spec"
+    plugin = write_plugin(spec, "unit_parsers", "a.py", parser_source("acts"))
+    write_plugin(spec, "unit_parsers", "b.py", parser_source("acts", cls="Again"))  # the name a.py has
+    write_plugin(spec, "unit_parsers", "broken.py", "import not_a_real_module_xyz\n")
+    kept_discovery(monkeypatch)
+    build_registry(spec)
+    ran = no_imports(monkeypatch)
+    registry = build_registry(spec)
+    assert ran == [spec / "unit_parsers" / "b.py", spec / "unit_parsers" / "broken.py"]
+    assert set(errors_by_file(registry)) == {"b.py", "broken.py"}
+    assert "reuses the name 'acts'" in errors_by_file(registry)["b.py"]
+
+    version = registry.version("unit_parsers", "acts")
+    plugin.write_text(parser_source("renamed"), encoding="utf-8")
+    ran.clear()
+    edited = build_registry(spec)
+    assert spec / "unit_parsers" / "a.py" in ran
+    assert "renamed" in edited.names("unit_parsers") and edited.version("unit_parsers", "renamed") != version
+    assert edited.info("unit_parsers", "acts").source_file.endswith("b.py")  # b.py's plugin has the name now

@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import sys
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,7 @@ from typing import Any
 from ..errors import ConfigError, PluginError
 from .hashing import file_hash, stable_hash
 from .interfaces import PLUGIN_KINDS
-from .sources import code_version, keep, read_kept
+from .sources import code_version, forget, keep, read_kept
 
 SMOKE_TEST_KINDS = ("unit_parsers", "chunk_parsers")
 
@@ -71,6 +72,7 @@ class Registry:
     plugins: dict[str, dict[str, PluginInfo]] = field(default_factory=dict)
     errors: list[PluginLoadError] = field(default_factory=list)
     _instances: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def names(self, kind: str) -> list[str]:
         return sorted(self.plugins.get(kind, {}))
@@ -85,9 +87,10 @@ class Registry:
     def create(self, kind: str, name: str) -> Any:
         """The (cached) instance of plugin ``name`` of ``kind``."""
         key = (kind, name)
-        if key not in self._instances:
-            self._instances[key] = self.info(kind, name).cls()
-        return self._instances[key]
+        with self._lock:  # the playground answers in threads: one instance, one import of its file
+            if key not in self._instances:
+                self._instances[key] = self.info(kind, name).cls()
+            return self._instances[key]
 
     def default_names(self, kind: str) -> list[str]:
         """What ``None`` selects: every plugin with ``selected_by_default``, the user's before the built-ins
@@ -178,9 +181,18 @@ def load_helper(plugin_file: str | Path, filename: str) -> Any:
 
 KEPT = "plugins"
 """What discovery keeps of a spec file beside its bytecode (``sources.keep``)."""
-KEPT_FORMAT = 1
+KEPT_FORMAT = 2
 """Part of the kept entry's key: a change to what discovery finds in a file (this module is in no plugin's version,
 ``sources.DISCOVERY``) must raise it."""
+
+
+def _kept_key(kind: str, spec: KindSpec, version: str) -> str:
+    """What a kept entry is valid for: the file's version, the kind's interface and naming property (a kind a user
+    registers may change them), and the interpreter and environment that imported it (a package the file imports
+    may be missing from another one)."""
+    interface, name_property = spec
+    where = interface if isinstance(interface, str) else f"{interface.__module__}:{interface.__qualname__}"
+    return stable_hash([KEPT_FORMAT, kind, where, name_property, version, sys.prefix, sys.version])
 
 
 def _discover(registry: Registry, kind: str, spec: KindSpec, folder: Path) -> None:
@@ -191,7 +203,7 @@ def _discover(registry: Registry, kind: str, spec: KindSpec, folder: Path) -> No
         if path.name == "__init__.py" or "__pycache__" in path.parts:
             continue
         version = _source_version(path, builtin=False)
-        key = f"{KEPT_FORMAT}:{kind}:{version}"
+        key = _kept_key(kind, spec, version)
         kept = read_kept(path, KEPT, key)
         if isinstance(kept, list) and _register_kept(registry, kind, path, folder, version, kept, seen_in_spec):
             continue
@@ -202,7 +214,9 @@ def _discover(registry: Registry, kind: str, spec: KindSpec, folder: Path) -> No
             continue
         errors = len(registry.errors)
         found = _register(registry, kind, spec, module, path, seen_in_spec, version)
-        if len(registry.errors) == errors:  # a file with an error is run again each time, so it is reported again
+        # kept only without an error (a file with one runs again, so it is reported again) and when the file did not
+        # change while it ran (what it registered must be what its version names)
+        if len(registry.errors) == errors and _source_version(path, builtin=False) == version:
             keep(path, KEPT, key, found)
 
 
@@ -211,38 +225,50 @@ def _register_kept(registry: Registry, kind: str, path: Path, folder: Path, vers
     """Register the plugins an earlier process found in ``path`` at ``version``, their classes imported on first
     use; False (nothing registered) when the entry is not one ``_register`` wrote or a name is taken."""
     try:
-        entries = [(str(cls_name), str(name), bool(default)) for cls_name, name, default in kept]
+        entries = [(str(attribute), name, bool(default)) for attribute, name, default in kept]
     except (TypeError, ValueError):
         return False
-    if any(name in seen_in_spec for _, name, _ in entries):
+    if any(not isinstance(name, str) or name in seen_in_spec for _, name, _ in entries):
         return False  # import the file: registering it reports the clash as before
-    module = _LazyModule(path, kind, folder)
-    for cls_name, name, default in entries:
+    module = _LazyModule(path, kind, folder, version)
+    for attribute, name, default in entries:
         seen_in_spec[name] = str(path)
-        registry.plugins[kind][name] = PluginInfo(kind=kind, name=name, load=module.attribute(cls_name),
+        registry.plugins[kind][name] = PluginInfo(kind=kind, name=name, load=module.attribute(attribute),
                                                   source_file=str(path), version=version, builtin=False,
                                                   selected_by_default=default)
     return True
 
 
 class _LazyModule:
-    """A spec file imported the first time one of its plugin classes is asked for (once for all its classes)."""
+    """A spec file imported the first time one of its plugin classes is asked for (once for all its classes, once
+    across threads), checked to be the file its kept entry described."""
 
-    def __init__(self, path: Path, kind: str, folder: Path) -> None:
-        self.path, self.kind, self.folder = path, kind, folder
+    def __init__(self, path: Path, kind: str, folder: Path, version: str) -> None:
+        self.path, self.kind, self.folder, self.version = path, kind, folder, version
         self._module: ModuleType | None = None
+        self._lock = threading.Lock()
 
     def attribute(self, name: str) -> Callable[[], type]:
-        return lambda: getattr(self._load(), name)
+        def load() -> type:
+            found = getattr(self._load(), name, None)
+            if not isinstance(found, type):
+                raise PluginError(f"{self.path}: no plugin class {name!r} where discovery found one; run again")
+            return found
+
+        return load
 
     def _load(self) -> ModuleType:
-        if self._module is None:
+        with self._lock:
+            if self._module is not None:
+                return self._module
+            if _source_version(self.path, builtin=False) != self.version:
+                raise PluginError(f"{self.path} changed after this run started; run again to use the new version")
             try:
                 self._module = _import_file(self.path, self.kind, self.folder)
             except Exception as exc:
-                raise PluginError(f"{self.path}: import failed: {type(exc).__name__}: {exc} (it imported when "
-                                  "this run started: was it edited since?)") from exc
-        return self._module
+                forget(self.path, KEPT)  # the next run imports it at discovery and reports the error there
+                raise PluginError(f"{self.path}: import failed: {type(exc).__name__}: {exc}") from exc
+            return self._module
 
 
 def _register(registry: Registry, kind: str, spec: KindSpec, module: ModuleType, path: Path,
@@ -253,7 +279,7 @@ def _register(registry: Registry, kind: str, spec: KindSpec, module: ModuleType,
     builtin = seen_in_spec is None
     version = version or _source_version(path, builtin)
     found = []
-    for _, cls in inspect.getmembers(module, inspect.isclass):
+    for attribute, cls in inspect.getmembers(module, inspect.isclass):
         if cls.__module__ != module.__name__ or not issubclass(cls, interface) or inspect.isabstract(cls):
             continue
         try:
@@ -275,7 +301,7 @@ def _register(registry: Registry, kind: str, spec: KindSpec, module: ModuleType,
         default = bool(getattr(cls, "selected_by_default", True))
         registry.plugins[kind][name] = PluginInfo(kind=kind, name=name, load=_constant(cls), source_file=str(path),
                                                   version=version, builtin=builtin, selected_by_default=default)
-        found.append([cls.__name__, name, default])
+        found.append([attribute, name, default])
     return found
 
 

@@ -114,6 +114,14 @@ def keep(path: Path, what: str, key: str, value: Any) -> None:
             partial.unlink(missing_ok=True)
 
 
+def forget(path: Path, what: str) -> None:
+    """Remove what was kept of ``path`` under ``what`` (nothing there: nothing to do)."""
+    target = _cache_file(path, what)
+    if target is not None:
+        with suppress(OSError):
+            target.unlink(missing_ok=True)
+
+
 def _read_cache(path: Path, digest: str) -> Imports | None:
     """The kept imports of ``path`` when they were read from the same bytes (``digest``), else None."""
     kept = read_kept(path, "imports", digest)

@@ -55,6 +55,15 @@ class PluginSet:
         return cls(pick("document_loaders"), pick("unit_parsers"), pick("chunk_parsers"),
                    pick("unit_savers"), pick("chunk_savers"), one("unit_parsers", fallback) if fallback else None)
 
+    def make_all(self) -> None:
+        """Make every selected plugin now (a worker, before its first document: a spec file that fails to import
+        then breaks the worker once, reported as such, instead of failing each document)."""
+        for group in (self.loaders, self.unit_parsers, self.chunkers, self.unit_savers, self.chunk_savers):
+            for selected in group:
+                selected.plugin  # noqa: B018 - made and kept
+        if self.fallback is not None:
+            self.fallback.plugin  # noqa: B018
+
     @cached_property
     def fingerprint(self) -> str:
         """Changes when any selected plugin is added, removed or edited: documents must then be re-checked (computed

@@ -61,6 +61,7 @@ def _worker_main(conn: Connection) -> None:
     try:
         project = conn.recv()
         plugins = PluginSet.for_project(project)
+        plugins.make_all()  # spec files run here, while the main process starts up, not in the first job's time
         import right_rag_dagster.retrieval.build.terms  # noqa: F401 (the tokenizer, before the first job arrives)
     except BaseException as exc:  # reported once, as the reason for every document it would have had
         conn.send(("broken", f"{type(exc).__name__}: {exc}"))

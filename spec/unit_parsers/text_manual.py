@@ -166,13 +166,16 @@ def _candidates(text: str, standalone: bool) -> list[_Heading]:
 
 def _first_of_releases(headings: list[_Heading]) -> bool:
     """Whether the first heading is the first of a series of releases, underlined alike and each naming a version
-    (Avahi's NEWS: "Avahi 0.8, the 'Dobro Jutro' release" over 42 older ones): the newest release, not the
-    document's title, which every passage's header would carry."""
+    after the same first word (Avahi's NEWS: "Avahi 0.8, the 'Dobro Jutro' release" over 42 older ones): the newest
+    release, not the document's title, which every passage's header would carry. A manual whose sections name
+    numbers ("Installing 2.0", "Networking on 10.0.0.1") keeps its title."""
     first = headings[0]
     if not _NUMBERED_RELEASE.search(first.title):
         return False
+    lead = first.title.split()[0].lower()
     alike = [h for h in headings[1:] if h.mark == first.mark and h.overlined == first.overlined]
-    return len(alike) >= MIN_UNDERLINED and 2 * sum(bool(_NUMBERED_RELEASE.search(h.title)) for h in alike) >= len(alike)
+    releases = [h for h in alike if _NUMBERED_RELEASE.search(h.title) and h.title.split()[0].lower() == lead]
+    return len(alike) >= MIN_UNDERLINED and 2 * len(releases) >= len(alike)  # "Avahi 0.7", ..., as "Avahi 0.8" opens
 
 
 def _structure_problem(headings: list[_Heading]) -> str | None:

@@ -9,7 +9,7 @@ import pytest
 
 from right_rag_dagster.core.interfaces import PLUGIN_KINDS, UnitParser
 from right_rag_dagster.core.model import Document
-from right_rag_dagster.errors import ConfigError
+from right_rag_dagster.errors import ConfigError, PluginError
 from right_rag_dagster.registry import build_registry, register_plugin_kind
 
 PARSER = '''
@@ -290,3 +290,24 @@ def test_an_edited_or_broken_file_is_run_again_and_its_errors_reported_every_tim
     assert spec / "unit_parsers" / "a.py" in ran
     assert "renamed" in edited.names("unit_parsers") and edited.version("unit_parsers", "renamed") != version
     assert edited.info("unit_parsers", "acts").source_file.endswith("b.py")  # b.py's plugin has the name now
+
+
+def test_a_kept_plugin_is_found_by_the_name_its_file_binds_and_a_failed_import_is_reported_and_forgotten(
+        tmp_path, write_plugin, monkeypatch):
+    """A class made by a factory is bound under another name than its own; a file that no longer imports (a package
+    it needs was removed) fails with its name and reason when first used, and the next discovery runs it again."""
+    spec = tmp_path / "spec"
+    plugin = write_plugin(spec, "unit_parsers", "made.py", parser_source("made", cls="_Made") + "\n\nActs = _Made\n"
+                          "del _Made\nimport os\nif os.environ.get('BREAK_MADE'):\n    import not_a_real_module_xyz\n")
+    kept_discovery(monkeypatch)
+    build_registry(spec)
+    again = build_registry(spec)
+    assert again.create("unit_parsers", "made").parser_name == "made"
+
+    monkeypatch.setenv("BREAK_MADE", "1")
+    broken = build_registry(spec)
+    assert broken.names("unit_parsers") == ["default", "generic", "made"]  # known from what was kept
+    with pytest.raises(PluginError, match=r"made\.py: import failed: ModuleNotFoundError"):
+        broken.create("unit_parsers", "made")
+    assert "made.py" in errors_by_file(build_registry(spec))  # run again at discovery, and reported there
+    assert plugin.is_file()

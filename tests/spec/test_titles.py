@@ -242,3 +242,15 @@ def test_a_manual_titled_by_its_first_underlined_line_keeps_it_though_its_sectio
     version in its title line: the title stays."""
     _, units = parse("text-manual", REPO_ROOT / "tests" / "fixtures" / "heldout27" / "documents" / "valgrind-README.txt")
     assert units[0].attributes["document_title"] == "Release notes for Valgrind"
+
+
+def test_a_manual_whose_sections_name_numbers_keeps_its_title(parse, tmp_path) -> None:
+    """The rule above takes a series of releases, each after the same first word ("Avahi 0.7" under "Avahi 0.8"):
+    sections that merely hold numbers ("Upgrading from 1.9", an address) leave the title as it is."""
+    sections = ["Installing 2.0", "Upgrading from 1.9", "Networking on 10.0.0.1", "Removing it"]
+    text = "Frobnicator 2.0 User Guide\n==========================\n\nWhat it is.\n\n" + "".join(
+        f"{title}\n{'=' * len(title)}\n\nSome text about it.\n\n" for title in sections)
+    path = tmp_path / "frob-guide.txt"
+    path.write_text(text, encoding="utf-8")
+    _, units = parse("text-manual", path)
+    assert units[0].attributes["document_title"] == "Frobnicator 2.0 User Guide"

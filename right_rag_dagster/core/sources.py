@@ -8,6 +8,7 @@ import ast
 import json
 import os
 import sys
+import threading
 from collections.abc import Iterable, Iterator
 from contextlib import suppress
 from functools import cache
@@ -104,7 +105,7 @@ def keep(path: Path, what: str, key: str, value: Any) -> None:
     target = _cache_file(path, what)
     if target is None or sys.dont_write_bytecode:
         return
-    partial = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+    partial = target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")  # one per writer
     try:
         target.parent.mkdir(exist_ok=True)
         partial.write_text(json.dumps({"key": key, "value": value}), encoding="utf-8")

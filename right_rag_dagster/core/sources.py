@@ -24,6 +24,8 @@ plugin's output, so they are neither followed nor hashed, and an edit to them re
 
 Imports = tuple[tuple[int, str, tuple[str, ...]], ...]
 """``(level, module, names)`` of each import statement of a file."""
+IMPORTS = "imports"
+"""What ``keep`` holds of a file for its version: its import statements."""
 
 
 def code_version(paths: Iterable[Path], package: Path = PACKAGE) -> str:
@@ -63,7 +65,7 @@ def _parsed(path: Path, digest: str) -> Imports:
     found = _read_cache(path, digest)
     if found is None:
         found = _parse_imports(path)
-        _write_cache(path, digest, found)
+        keep(path, IMPORTS, digest, found)
     return found
 
 
@@ -125,16 +127,12 @@ def forget(path: Path, what: str) -> None:
 
 def _read_cache(path: Path, digest: str) -> Imports | None:
     """The kept imports of ``path`` when they were read from the same bytes (``digest``), else None."""
-    kept = read_kept(path, "imports", digest)
+    kept = read_kept(path, IMPORTS, digest)
     try:
         return None if kept is None else tuple((int(level), str(module), tuple(str(name) for name in names))
                                                for level, module, names in kept)
     except (ValueError, TypeError):
         return None  # not ours: parse the file again
-
-
-def _write_cache(path: Path, digest: str, found: Imports) -> None:
-    keep(path, "imports", digest, found)
 
 
 def _statements(body: list[ast.AST]) -> Iterator[ast.AST]:

@@ -47,10 +47,18 @@ def evaluation_embedder(project: Project) -> str | None:
 
 
 def shared_embedder(project: Project, retrievers: list[str]) -> Embedder | None:
-    """One embedder for every run (loading a local model takes seconds), or None when no retriever needs it."""
-    if all(name in BUILTIN_RETRIEVERS and name not in NEEDS_EMBEDDER for name in retrievers):
+    """One embedder for every run (loading a local model takes seconds), or None when no retriever needs it: a
+    built-in dense or hybrid run, or a plugin retriever in a project that configures an embedder (a plugin gets
+    what ``right-rag query`` would give it, so the evaluation embeds nothing the project's index does not)."""
+    if not any(_uses_embedder(project, name) for name in retrievers):
         return None
     return make_embedder(evaluation_embedder(project), url=settings_of(project).embedder_url)
+
+
+def _uses_embedder(project: Project, retriever: str) -> bool:
+    if retriever in BUILTIN_RETRIEVERS:
+        return retriever in NEEDS_EMBEDDER
+    return settings_of(project).embedder is not None
 
 
 def default_retriever(project: Project) -> str:
@@ -89,7 +97,7 @@ class Searcher:
         self.project = replace(project, store_path=workspace.store.path, lake=None)  # the other store (a file)
         self.store = workspace.store
         self.chunker, self.retriever, self.flow = chunker, retriever, flow
-        self.embedder = embedder if retriever in NEEDS_EMBEDDER or retriever not in BUILTIN_RETRIEVERS else None
+        self.embedder = embedder if _uses_embedder(project, retriever) else None
         self.registry = project.registry if retriever not in BUILTIN_RETRIEVERS else None
         self.reranker = reranker_of(self.settings, retriever, self.embedder, flow)
 

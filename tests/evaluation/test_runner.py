@@ -216,3 +216,43 @@ def test_the_default_reranker_follows_the_retriever_and_the_model() -> None:
     assert RetrievalSettings.from_dict({"embedder": "minilm", "reranker": "coverage"}).reranker_for("bm25", None) \
         == "coverage"
     assert RetrievalSettings.from_dict({"embedder": "hashing:64"}).reranker_for("hybrid", minilm) == "none"
+
+
+PLUGIN = '''
+from right_rag_dagster.retrieval import Retriever
+
+
+class Lexical(Retriever):
+    """BM25's ranking under another name."""
+
+    @property
+    def retriever_name(self):
+        return "lexical"
+
+    def retrieve(self, request):
+        return request.bm25(request.k)
+'''
+
+
+@pytest.mark.parametrize("embedder", [None, "hashing:64"])
+def test_a_plugin_retriever_is_evaluated_with_the_embedder_a_query_would_give_it(
+        indexed_project: Path, tmp_path: Path, embedder: str | None) -> None:
+    """A spec retriever gets the project's embedder, not the offline MiniLM the comparisons fall back on: with
+    none configured, evaluating it embeds nothing (it did embed every chunk with MiniLM)."""
+    import shutil
+
+    root = tmp_path / "project"
+    shutil.copytree(indexed_project, root)
+    for earlier in evaluation_store_path(Project.load(root)).parent.glob("evaluation.duckdb*"):
+        earlier.unlink()  # other tests' evaluations, with the hashing embedder's vectors
+    settings = f'[right-rag.retrieval]\nembedder = "{embedder}"\n' if embedder else ""
+    (root / "right_rag.toml").write_text(settings, encoding="utf-8")
+    (root / "spec" / "retrievers").mkdir(parents=True)
+    (root / "spec" / "retrievers" / "lexical.py").write_text(PLUGIN, encoding="utf-8")
+    report = run_evaluation(Project.load(root), chunkers=["default"], retrievers=["lexical"])
+    assert report.best.retriever == "lexical" and report.best.reranker == "none"
+    assert sum(bool(o.hits) and o.hits[0].document == o.resolved.question.evidence[0].document
+               for o in report.best.outcomes) >= 2
+    with Store(evaluation_store_path(Project.load(root))).read() as con:
+        dense = con.execute("SELECT model FROM search_indexes WHERE chunker = 'default' AND kind = 'dense'").fetchall()
+    assert [model.split(":")[0] for (model,) in dense] == (["hashing"] if embedder else [])

@@ -34,8 +34,9 @@ _NUMBERED = re.compile(rf"^(?P<prefix>(?:Chapter|CHAPTER|Appendix|APPENDIX){_SPA
                        rf"\.?{_SPACE}(?P<title>[A-Z/\"'“(`].*)$")
 _UNDERLINE = re.compile(r"^(?:([=*\-~^#+])\1{2,}|([<>\"'])\2{3,})$")  # <>"' from four: not a >>> prompt
 _VERSION = re.compile(r"\b(?:[Vv]ersion|Release|Revision)\s+\d[\w.]*\w")
-_NUMBERED_RELEASE = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*\b")
-"""A version number in a heading ("Avahi 0.8, the 'Dobro Jutro' release"): see ``_first_of_releases``."""
+_NUMBERED_RELEASE = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)*\b")
+"""A version number in a heading ("Avahi 0.8, the 'Dobro Jutro' release", kmod's "kmod 30"): see
+``_first_of_releases``."""
 _MAX_TITLE_WORDS = 12
 _TITLE_LOOKAHEAD = 40
 """Lines of the front matter searched for a title when the opening line is a sentence."""
@@ -166,9 +167,10 @@ def _candidates(text: str, standalone: bool) -> list[_Heading]:
 
 def _first_of_releases(headings: list[_Heading]) -> bool:
     """Whether the first heading is the first of a series of releases, underlined alike and each naming a version
-    after the same first word (Avahi's NEWS: "Avahi 0.8, the 'Dobro Jutro' release" over 42 older ones): the newest
-    release, not the document's title, which every passage's header would carry. A manual whose sections name
-    numbers ("Installing 2.0", "Networking on 10.0.0.1") keeps its title."""
+    after the same first word (Avahi's NEWS: "Avahi 0.8, the 'Dobro Jutro' release" over 42 older ones; kmod's:
+    "kmod 30" over "kmod 29" ... "kmod 1"): the newest release, not the document's title, which every passage's
+    header would carry. A manual whose sections name numbers ("Installing 2.0", "Networking on 10.0.0.1") keeps
+    its title."""
     first = headings[0]
     if not _NUMBERED_RELEASE.search(first.title):
         return False

@@ -237,6 +237,15 @@ def test_a_news_file_is_not_titled_by_its_newest_release(parse) -> None:
     assert {u.attributes["unit_type"] for u in units} == {"chapter"}
 
 
+def test_a_news_file_whose_releases_are_whole_numbers_is_not_titled_by_its_newest(parse) -> None:
+    """kmod's NEWS numbers its releases "kmod 30" ... "kmod 1", all underlined with ``=``: the same series as Avahi's
+    with whole numbers (heldout50)."""
+    _, units = parse("text-manual", REPO_ROOT / "tests" / "fixtures" / "heldout50" / "documents" / "kmod-NEWS.txt")
+    assert units[0].attributes["document_title"] == "kmod NEWS"
+    assert [u.topic for u in units[:2]] == ["kmod 30", "kmod 29"] and len(units) == 30
+    assert {u.attributes["unit_type"] for u in units} == {"chapter"}
+
+
 def test_a_manual_titled_by_its_first_underlined_line_keeps_it_though_its_sections_are_underlined_alike(parse) -> None:
     """Valgrind's README ("Release notes for Valgrind", three sections underlined with the same ``~``) names no
     version in its title line: the title stays."""

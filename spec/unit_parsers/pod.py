@@ -26,6 +26,7 @@ MIN_HEAD1 = 2
 _COMMAND = H.POD_COMMAND
 _LEVEL_TYPES = {1: "section", 2: "subsection", 3: "subsubsection", 4: "subsubsection"}
 _BULLET_ITEM = re.compile(r"^(?:\*|[0-9]+[.)]?)(?:\s+|$)")
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 
 
 class PodParser(UnitParser):
@@ -77,11 +78,14 @@ def _problem(document: Document) -> str | None:
 
 
 def _name_paragraph(text: str, headings: list[re.Match[str]]) -> str | None:
-    """The NAME section's paragraph ("perlfaq4 - Data Manipulation"), markup removed."""
+    """The NAME section's first paragraph ("perlfaq4 - Data Manipulation"), markup removed: what follows it
+    (File::FcntlLock's "This text also documents the following sub-packages:" and an ``=over`` list) is the
+    section's text, not the title every passage's header carries."""
     if not headings or headings[0].group("text").strip().upper() != "NAME":
         return None
     stop = headings[1].start() if len(headings) > 1 else len(text)
-    body = " ".join(plain(text[headings[0].end():stop]).split())
+    paragraphs = (p for p in _PARAGRAPH_BREAK.split(text[headings[0].end():stop]) if p.strip())
+    body = " ".join(plain(next(paragraphs, "")).split())
     return body[:160] or None
 
 

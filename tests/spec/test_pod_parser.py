@@ -30,6 +30,15 @@ def test_questions_nest_under_their_groups_and_topics_read_without_markup(parse)
     assert embedded.raw_text.startswith("=head2 Using C<InputLength>")
 
 
+def test_the_title_is_the_name_sections_first_paragraph(parse) -> None:
+    """File::FcntlLock's NAME section goes on with a sentence and an ``=over`` list of sub-packages after its name
+    line: the title (in every passage's header) was all of it, markup included (heldout41)."""
+    document, units = parse("pod", REPO_ROOT / "tests" / "fixtures" / "heldout41" / "documents" / "File-FcntlLock.pod")
+    check_tree(document, units)
+    assert units[0].attributes["document_title"] == "File::FcntlLock - File locking with fcntl(2)"
+    assert "sub-packages" in units[0].raw_text  # still the NAME section's text
+
+
 def test_list_items_are_units_and_nested_lists_stay_in_their_item(parse) -> None:
     _, units = parse("pod", FAQ)
     by_topic = {u.topic: u for u in walk_units(units)}

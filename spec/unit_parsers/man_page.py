@@ -50,6 +50,12 @@ file descriptors", a tab stop one column past the 7-column margin, and "       1
 _HEADER_LINES = 3
 MAX_SET_APART_TAG_WORDS = 2
 MIN_TAG_CHARS = 3
+MIN_BODY_BESIDE = 30
+"""Characters a one-word tag's line runs on past the body's column for the rest to be read as its body's first line
+when only one space parts them (``_tag_beside_body``)."""
+_NAME_TAG = re.compile(r"^(?:[A-Z][A-Z0-9_]+|[a-z][\w.-]*)$")
+"""A tag that is one name: an error or constant (``EACCES``, ``RLIMIT_AS``) or a keyword (``search``)."""
+_SENTENCE_START = re.compile(r"[A-Z][a-z]")
 MAX_TITLE_WORDS = 8
 """A list item is titled by its first words: a longer title repeats its text in every chunk's header."""
 
@@ -318,10 +324,17 @@ def _tag_beside_body(line: str, body: int) -> str | None:
     """The tag of a line that also opens its body (``Host    Restricts the following declarations``: a short tag's
     body starts on its line, at the column its next lines keep; a one-letter option too: badblocks(8)'s
     "-f     Normally, badblocks will refuse ..."), else None; an exit value or an enumerator ("0", "125", "(a)",
-    "2)") says less than its line and stays with it."""
+    "2)") says less than its line and stays with it. A tag one column short of the body keeps one space before it
+    (rename(2)'s "EACCES Write permission is denied ..."): then the tag is one name (``_NAME_TAG``) and a sentence
+    runs on from it as a body's first line does, so a question ("How do I ...") or a command with its arguments
+    ("add KERNEL-VERSION ...", "file [-bcdE ...]") stays whole."""
     expanded = line.expandtabs()
-    for gap in re.finditer(r"(?<=\S)[ ]{2,}(?=\S)", expanded):
+    for gap in re.finditer(r"(?<=\S)[ ]+(?=\S)", expanded):
         if gap.end() == body:
+            if gap.end() - gap.start() == 1 and not (_NAME_TAG.match(expanded[:gap.start()].strip())
+                                                     and _SENTENCE_START.match(expanded, body)
+                                                     and len(expanded.rstrip()) - body >= MIN_BODY_BESIDE):
+                return None
             tag = " ".join(expanded[:gap.start()].split())
             long_enough = len(tag) >= MIN_TAG_CHARS or _OPTION.fullmatch(tag) is not None
             return tag if long_enough and not tag.isdigit() and not _ENUMERATED.match(f"{tag} ") else None

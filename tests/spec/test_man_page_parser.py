@@ -245,6 +245,20 @@ def test_a_one_letter_option_beside_its_body_is_the_option_alone(parse) -> None:
     assert {"-n", "-s", "-v", "-w", "-B", "-X", "-b block_size"} <= set(by_topic)
 
 
+def test_a_tag_one_column_short_of_its_body_is_the_entry_title(parse) -> None:
+    """rename(2)'s six-letter errors leave one space before their body ("EACCES Write permission is denied ..."): they
+    were titled by the whole line. A question, or a command with its arguments, whose second word happens to start
+    at the body's column keeps its line (gitfaq(7)'s "How do I ...", kernel-install(8)'s "add KERNEL-VERSION ...")."""
+    _, units = parse("man-page", REPO_ROOT / "tests" / "fixtures" / "heldout50" / "documents" / "rename.2.txt")
+    by_topic = _by_topic(units)
+    assert {"EACCES", "EBUSY", "EDQUOT", "EINVAL", "ENOENT", "ENOSPC"} <= set(by_topic)
+    assert by_topic["EACCES"].raw_text.startswith("EACCES Write permission is denied")
+    assert by_topic["EISDIR newpath is an existing directory, but oldpath is not a direc‐"]  # not a sentence: kept
+    for name, start in (("gitfaq.7.txt", "How do I"), ("kernel-install.8.txt", "add KERNEL-VERSION")):
+        _, units = parse("man-page", next(REPO_ROOT.glob(f"tests/fixtures/*/documents/{name}")))
+        assert any(topic.startswith(start) for topic in _by_topic(units)), name
+
+
 def test_exit_values_and_captions_keep_their_lines(spec_registry) -> None:
     """An exit value of any length stays with its line ("125    The command itself failed"), and a DocBook caption
     set apart over its example ("Example 1. os-release file for Fedora Workstation") stays an entry's title."""

@@ -26,7 +26,6 @@ MIN_HEAD1 = 2
 _COMMAND = H.POD_COMMAND
 _LEVEL_TYPES = {1: "section", 2: "subsection", 3: "subsubsection", 4: "subsubsection"}
 _BULLET_ITEM = re.compile(r"^(?:\*|[0-9]+[.)]?)(?:\s+|$)")
-_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 
 
 class PodParser(UnitParser):
@@ -86,14 +85,12 @@ def _name_paragraph(text: str, headings: list[re.Match[str]]) -> str | None:
         return None
     stop = headings[1].start() if len(headings) > 1 else len(text)
     depth = 0
-    for paragraph in _PARAGRAPH_BREAK.split(text[headings[0].end():stop]):
-        command = paragraph.lstrip()
-        if command.startswith("=begin"):
-            depth += 1
-        elif command.startswith("=end"):
-            depth = max(depth - 1, 0)
-        elif paragraph.strip() and not command.startswith("=") and not depth:
-            return " ".join(plain(paragraph).split())[:160] or None
+    for start, end in H.paragraphs(text, headings[0].end(), stop):
+        if not text.startswith("=", start):
+            if not depth:
+                return " ".join(plain(text[start:end]).split())[:160] or None
+        elif (command := _COMMAND.match(text, start, end)) and command.group("name") in ("begin", "end"):
+            depth = max(depth + (1 if command.group("name") == "begin" else -1), 0)
     return None
 
 
